@@ -1,0 +1,69 @@
+"""``tokenizer.json`` through the `tokenizers` library, with special-token ids read from the checkpoint.
+
+Special ids come from config.json (pad/eos/bos and our ``dgcomplete`` section) or, failing that, from the
+tokenizer's own added tokens by name — never hard-coded, so Google's tokenizer and ours both work.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+
+from tokenizers import Tokenizer as HFTokenizer
+
+from .config import ModelConfig
+
+
+class TokenizerError(RuntimeError):
+    pass
+
+
+class Tokenizer:
+    def __init__(self, tok: HFTokenizer, cfg: ModelConfig) -> None:
+        self.tok = tok
+        self.vocab_size = tok.get_vocab_size(with_added_tokens=True)
+        self.pad_id = cfg.pad_token_id
+        self.bos_id = cfg.bos_token_id
+        self.eos_ids = set(cfg.eos_token_ids)
+        d = cfg.diffusion
+        self.fill_id = d.fill_token_id if d.fill_token_id is not None else tok.token_to_id("<fill>")
+        self.mask_id = d.mask_token_id if d.mask_token_id is not None else tok.token_to_id("<mask>")
+        self.sep_id = d.sep_token_id if d.sep_token_id is not None else tok.token_to_id("<sep>")
+        self.special_ids = {i for i in (self.pad_id, self.bos_id, self.fill_id, self.mask_id, self.sep_id) if i is not None}
+        self.special_ids |= self.eos_ids
+
+    @classmethod
+    def from_dir(cls, root: Path, cfg: ModelConfig) -> Tokenizer:
+        path = root / "tokenizer.json"
+        if not path.exists():
+            raise TokenizerError(f"{root.name}: tokenizer.json is missing")
+        try:
+            tok = HFTokenizer.from_file(str(path))
+        except Exception as e:  # the library raises plain Exception subclasses for bad files
+            raise TokenizerError(f"tokenizer.json: cannot be parsed ({e})") from e
+        return cls(tok, cfg)
+
+    @classmethod
+    def from_file(cls, path: str | Path, cfg: ModelConfig) -> Tokenizer:
+        return cls(HFTokenizer.from_file(str(path)), cfg)
+
+    def encode(self, text: str) -> list[int]:
+        return self.tok.encode(text, add_special_tokens=False).ids
+
+    def encode_batch(self, texts: list[str]) -> list[list[int]]:
+        return [e.ids for e in self.tok.encode_batch(texts, add_special_tokens=False)]
+
+    def decode(self, ids: list[int]) -> str:
+        return self.tok.decode([i for i in ids if i not in self.special_ids], skip_special_tokens=False)
+
+    @cached_property
+    def pieces(self) -> list[str]:
+        """Decoded text of every token (partial UTF-8 shows as U+FFFD), for token healing."""
+        return [self.tok.decode([i], skip_special_tokens=False) for i in range(self.vocab_size)]
+
+    def ids_starting_with(self, text: str) -> list[int]:
+        """Tokens whose text extends ``text`` (or is a prefix of it): candidates for healing a partial word."""
+        return [
+            i for i, p in enumerate(self.pieces)
+            if i not in self.special_ids and p and (p.startswith(text) or text.startswith(p))
+        ]

@@ -1,0 +1,62 @@
+"""Small real artefacts for tests: tokenizers and random-weight checkpoints written to disk."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tokenizers import Tokenizer, decoders, models, pre_tokenizers, trainers
+
+SPECIALS = ["<pad>", "<eos>", "<bos>", "<fill>", "<mask>", "<sep>"]
+
+
+def write_char_tokenizer(path: Path, vocab_size: int) -> None:
+    """A character-level tokenizer of exactly ``vocab_size`` tokens (specials first)."""
+    chars = [chr(c) for c in range(32, 127)][: vocab_size - len(SPECIALS)]
+    vocab = {t: i for i, t in enumerate(SPECIALS + chars)}
+    tok = Tokenizer(models.WordLevel(vocab, unk_token="<pad>"))
+    tok.pre_tokenizer = pre_tokenizers.Split("", "isolated")
+    tok.add_special_tokens(SPECIALS)
+    tok.save(str(path))
+
+
+def write_byte_tokenizer(path: Path, extra_merges_text: str = "", vocab_size: int = 300) -> None:
+    """A byte-level BPE (lossless on any text) with our special tokens at ids 0-5."""
+    tok = Tokenizer(models.BPE())
+    tok.pre_tokenizer = pre_tokenizers.ByteLevel(add_prefix_space=False)
+    tok.decoder = decoders.ByteLevel()
+    trainer = trainers.BpeTrainer(
+        vocab_size=vocab_size, special_tokens=SPECIALS, initial_alphabet=pre_tokenizers.ByteLevel.alphabet(),
+        show_progress=False,
+    )
+    text = extra_merges_text or "def f(x):\n    return x + 1\n" * 20
+    tok.train_from_iterator([text], trainer)
+    tok.save(str(path))
+
+
+def make_tiny_checkpoint(out: Path, *, seed: int = 0, moe: bool = True, mode: str = "uniform", vocab: int = 300) -> Path:
+    """A random-weight DiffusionGemma-architecture checkpoint in our format (config, weights, tokenizer)."""
+    import torch
+
+    from dgcomplete.model import DiffusionGemma, ModelConfig, save_checkpoint
+    from dgcomplete.model.config import DiffusionOptions, RopeSpec
+
+    out.mkdir(parents=True, exist_ok=True)
+    write_byte_tokenizer(out / "tokenizer.json", vocab_size=vocab)
+    n_vocab = Tokenizer.from_file(str(out / "tokenizer.json")).get_vocab_size()
+    cfg = ModelConfig(
+        vocab_size=n_vocab, hidden_size=32, intermediate_size=64, num_hidden_layers=2, num_attention_heads=2,
+        layer_types=["sliding_attention", "full_attention"], layer_head_dim=[16, 16], layer_kv_heads=[1, 1],
+        rope={"sliding_attention": RopeSpec(10_000.0), "full_attention": RopeSpec(1e6, 0.25, "proportional")},
+        sliding_window=64, num_experts=4 if moe else 0, top_k_experts=2 if moe else 0,
+        moe_intermediate_size=16 if moe else 0, canvas_length=32,
+        diffusion=DiffusionOptions(mode=mode, fill_token_id=3, mask_token_id=4, sep_token_id=5),
+    )
+    model = DiffusionGemma(cfg)
+    model.init_weights(seed=seed)
+    with torch.no_grad():
+        model.embed_tokens.weight.mul_(5)  # sharper random logits so sampling decisions are exercised
+    save_checkpoint(model, out, tokenizer_json=out / "tokenizer.json")
+    meta = json.loads((out / "config.json").read_text())
+    assert meta["dgcomplete"]["mode"] == mode
+    return out
