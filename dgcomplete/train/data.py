@@ -1,0 +1,194 @@
+"""Training examples shaped like the product's requests.
+
+An example is cut from a corpus file at a span the editor would ask for (whole line, rest of line, block body,
+argument list, random span), then tokenized the way the engine tokenizes a request: prefix, middle and suffix
+separately, so a prefix that ends mid-indentation looks in training exactly as it does at the cursor.
+
+    encoder input : [<bos>] prefix tokens (last P)                      -> causal LM loss on every token
+    canvas        : middle + <fill> ... up to N | suffix head (K, clean) -> diffusion loss on free slots
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from ..model.tokenizer import Tokenizer
+
+SPAN_KINDS = ("line", "rest_of_line", "block", "args", "random")
+SHORT_WEIGHTS = {"line": 0.45, "rest_of_line": 0.3, "args": 0.12, "random": 0.13}
+OPENER = re.compile(r"[:{(\[]\s*$")
+
+
+@dataclass
+class Batch:
+    prefix: torch.Tensor  # [B, P] encoder input (left-padded with <pad>)
+    prefix_loss_mask: torch.Tensor  # [B, P] positions whose next token is a target
+    canvas: torch.Tensor  # [B, N + K] clean canvas: middle, fills, suffix head
+    free: int  # N: the first N canvas slots are free (noised and scored)
+    fill_mask: torch.Tensor  # [B, N] True where the clean free slot is <fill>
+    kinds: list[str]
+
+
+def load_corpus(corpus_dir: str | Path, langs: tuple[str, ...] | None = None) -> list[str]:
+    texts: list[str] = []
+    for f in sorted(Path(corpus_dir).glob("*.jsonl")):
+        if langs and f.stem not in langs:
+            continue
+        with f.open(encoding="utf-8") as fh:
+            for line in fh:
+                t = json.loads(line)["text"]
+                if len(t) >= 200:
+                    texts.append(t)
+    return texts
+
+
+def split_dev(texts: list[str], dev_every: int = 100) -> tuple[list[str], list[str]]:
+    """Deterministic split by position (the corpus order is fixed by its builder)."""
+    train = [t for i, t in enumerate(texts) if i % dev_every]
+    dev = [t for i, t in enumerate(texts) if not i % dev_every]
+    return train, dev
+
+
+class ExampleSampler:
+    def __init__(self, texts: list[str], tok: Tokenizer, *, prefix_tokens: int = 192, suffix_tokens: int = 16,
+                 seed: int = 0) -> None:
+        self.texts, self.tok = texts, tok
+        self.P, self.K = prefix_tokens, suffix_tokens
+        self.rng = random.Random(seed)
+        # sample files proportionally to size (capped), so big files don't dominate
+        self.weights = [min(len(t), 20_000) for t in texts]
+
+    # ---- span choice (character offsets into a file) ------------------------------------------------------
+    def _lines(self, text: str) -> list[tuple[int, int]]:
+        out, pos = [], 0
+        for line in text.split("\n"):
+            out.append((pos, pos + len(line)))
+            pos += len(line) + 1
+        return out
+
+    def choose_span(self, text: str, kind: str) -> tuple[int, int] | None:
+        rng = self.rng
+        lines = self._lines(text)
+        content = [(a, b) for a, b in lines if text[a:b].strip()]
+        if len(content) < 3:
+            return None
+        if kind in ("line", "rest_of_line"):
+            a, b = rng.choice(content[1:])
+            indent = len(text[a:b]) - len(text[a:b].lstrip())
+            if kind == "line":
+                start = a if rng.random() < 0.5 else a + indent
+                return start, b
+            body = text[a + indent : b]
+            cuts = [m.end() for m in re.finditer(r"[\w)\]\"']+|[^\w\s]", body)][:-1]
+            if not cuts:
+                return None
+            return a + indent + rng.choice(cuts), b
+        if kind == "block":
+            openers = [i for i, (a, b) in enumerate(lines[:-1]) if OPENER.search(text[a:b]) and text[a:b].strip()]
+            if not openers:
+                return None
+            i = rng.choice(openers)
+            a0, b0 = lines[i]
+            base = len(text[a0:b0]) - len(text[a0:b0].lstrip())
+            j, end = i + 1, None
+            n_lines = rng.randint(1, 8)
+            taken = 0
+            while j < len(lines) and taken < n_lines:
+                a, b = lines[j]
+                s = text[a:b]
+                if s.strip() and len(s) - len(s.lstrip()) <= base:
+                    break
+                end = b
+                taken += 1 if s.strip() else 0
+                j += 1
+            if end is None:
+                return None
+            a1 = lines[i + 1][0]
+            first = text[a1 : lines[i + 1][1]]
+            start = a1 if rng.random() < 0.5 else a1 + len(first) - len(first.lstrip())
+            return (start, end) if end > start else None
+        if kind == "args":
+            opens = [m.end() for m in re.finditer(r"\w\(", text)]
+            if not opens:
+                return None
+            start = rng.choice(opens)
+            depth, j = 1, start
+            while j < len(text) and j < start + 300:
+                c = text[j]
+                if c in "([{":
+                    depth += 1
+                elif c in ")]}":
+                    depth -= 1
+                    if depth == 0:
+                        break
+                elif c == "\n" and depth == 1:
+                    return None
+                j += 1
+            if depth != 0 or j == start:
+                return None
+            # sometimes the user already typed the first arguments
+            commas = [m.end() for m in re.finditer(r", ?", text[start:j])]
+            if commas and rng.random() < 0.4:
+                start += rng.choice(commas)
+            return start, j
+        # random span inside one or two lines
+        a = rng.randrange(lines[1][0], len(text) - 1) if len(lines) > 1 else 0
+        b = min(len(text), a + rng.randint(1, 60))
+        return a, b
+
+    # ---- tokenization -------------------------------------------------------------------------------------
+    def make(self, kind: str, n_free: int) -> tuple[list[int], list[int], list[int]] | None:
+        text = self.rng.choices(self.texts, weights=self.weights, k=1)[0]
+        span = self.choose_span(text, kind)
+        if span is None:
+            return None
+        a, b = span
+        prefix_text = text[max(0, a - 6 * self.P) : a]
+        middle_text = text[a:b]
+        suffix_text = text[b : b + 8 * self.K]
+        if "\t" in middle_text and self.rng.random() < 0.5:
+            return None
+        p, m, s = self.tok.encode_batch([prefix_text, middle_text, suffix_text])
+        if len(m) > n_free:
+            if kind != "block":
+                return None
+            # cut a block at a line boundary that fits
+            lines = middle_text.split("\n")
+            while lines and len(self.tok.encode("\n".join(lines))) > n_free:
+                lines.pop()
+            if not lines or not "\n".join(lines).strip():
+                return None
+            m = self.tok.encode("\n".join(lines))
+            s = self.tok.encode(text[a + len("\n".join(lines)) :][: 8 * self.K])
+        if a < 6 * self.P and self.tok.bos_id is not None:
+            p = [self.tok.bos_id] + p
+        return p[-self.P :], m, s[: self.K]
+
+    def batch(self, batch_size: int, n_free: int, long: bool = False) -> Batch:
+        tok, P, K = self.tok, self.P, self.K
+        eos = min(tok.eos_ids)
+        prefixes, canvases, kinds = [], [], []
+        while len(prefixes) < batch_size:
+            if long:
+                kind = "block"
+            else:
+                kind = self.rng.choices(list(SHORT_WEIGHTS), weights=list(SHORT_WEIGHTS.values()))[0]
+            ex = self.make(kind, n_free)
+            if ex is None:
+                continue
+            p, m, s = ex
+            s = s + [eos] + [tok.pad_id] * K
+            prefixes.append([tok.pad_id] * (P - len(p)) + p)
+            canvases.append(m + [tok.fill_id] * (n_free - len(m)) + s[:K])
+            kinds.append(kind)
+        prefix = torch.tensor(prefixes)
+        canvas = torch.tensor(canvases)
+        loss_mask = prefix != tok.pad_id
+        loss_mask[:, -1] = False  # the last prefix token's successor is the middle: not an LM target here
+        return Batch(prefix, loss_mask, canvas, n_free, canvas[:, :n_free] == tok.fill_id, kinds)
