@@ -1,0 +1,274 @@
+"""Sessions, the model thread, cancellation and the shape of a completion.
+
+One resident model, one worker thread that owns it (the event loop never runs model code). Per document:
+text + incremental syntax tree, the encoded prefix (in :mod:`local`), the last suggestion (warm start) and
+the cancel token of the request in flight — a newer request for the same document cancels the older one,
+which stops within one denoising step. Results for a document version that moved are dropped.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from typing import Any
+
+import torch
+
+from . import syntax
+from .local import LocalInfiller, WarmStart
+from .model import LoadedModel
+from .types import Cancelled, CancelToken, Candidate, InfillRequest, InfillResult, SpanKind, SpanPlan
+
+log = logging.getLogger(__name__)
+
+MAX_DOCUMENT_CHARS = 4_000_000  # larger documents are tracked but not completed (bounded memory and time)
+
+
+@dataclass
+class Session:
+    uri: str
+    version: int
+    lang: str | None
+    doc: syntax.SyntaxDocument
+    inflight: CancelToken | None = None
+    warm: WarmStart | None = None
+
+
+@dataclass
+class Completion:
+    """What the server turns into LSP items; offsets are character offsets into the document text."""
+
+    items: list[Candidate]
+    start: int  # where replacement starts (the cursor, or the start of a healed word)
+    offset: int  # the cursor
+    version: int
+    plan: SpanPlan | None
+    stats: dict[str, Any] = field(default_factory=dict)
+    reason: str = ""
+
+
+class EngineError(RuntimeError):
+    """A request the engine cannot serve (unknown document, model not loaded); the message is user-facing."""
+
+
+class Engine:
+    def __init__(
+        self,
+        loaded: LoadedModel | None,
+        *,
+        threads: int | None = None,
+        max_steps: int | None = None,
+        syntax_renoise: bool = True,
+        remote: Any | None = None,
+        fallback_to_local: bool = True,
+    ) -> None:
+        self.loaded = loaded
+        self.local = LocalInfiller(loaded, max_steps=max_steps) if loaded is not None else None
+        self.remote = remote
+        self.fallback_to_local = fallback_to_local
+        self.sessions: dict[str, Session] = {}
+        self.threads = threads
+        self.syntax_renoise = syntax_renoise
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dgcomplete-model")
+        self.load_error: str | None = None
+        self.settings: dict[str, Any] = {"max_lines": 8, "max_tokens": 48, "enabled_languages": None}
+
+    # ---- lifecycle ------------------------------------------------------------------------------------------
+    async def start(self, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
+        """Choose the torch thread count by measurement and pay first-call costs once."""
+        if self.local is None:
+            return {}
+        return await asyncio.get_running_loop().run_in_executor(self._pool, self._warm_up, progress)
+
+    def _warm_up(self, progress: Callable[[str], None] | None) -> dict[str, Any]:
+        assert self.local is not None
+        req = InfillRequest("def add(a, b):\n    return ", "\n", SpanPlan(SpanKind.REST_OF_LINE, 1, 16),
+                            seed=0, doc_key="<warm-up>", max_steps=2)
+        timings: dict[int, float] = {}
+        choices = [self.threads] if self.threads else [1, 2] if torch.get_num_threads() > 1 else [1]
+        for n in choices:
+            torch.set_num_threads(n)
+            self.local.infill(req)
+            t0 = time.perf_counter()
+            for _ in range(3):
+                self.local.infill(req)
+            timings[n] = (time.perf_counter() - t0) / 3
+            if progress:
+                progress(f"{n} thread(s): {timings[n] * 1e3:.1f} ms per warm-up request")
+        best = min(timings, key=lambda k: timings[k])
+        torch.set_num_threads(best)
+        self.threads = best
+        self.local.forget("<warm-up>")
+        return {"threads": best, "timings_ms": {k: round(v * 1e3, 2) for k, v in timings.items()}}
+
+    async def shutdown(self) -> None:
+        for s in self.sessions.values():
+            if s.inflight:
+                s.inflight.cancel("shutdown")
+        if self.remote is not None:
+            await self.remote.aclose()
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    # ---- documents ------------------------------------------------------------------------------------------
+    def open(self, uri: str, text: str, version: int, language_id: str | None) -> Session:
+        lang = syntax.language_for(language_id, uri)
+        s = Session(uri, version, lang, syntax.SyntaxDocument(text, lang))
+        self.sessions[uri] = s
+        return s
+
+    def change(self, uri: str, version: int, changes: list[tuple[tuple[int, int, int, int] | None, str]]) -> None:
+        """Apply LSP content changes: ((start_line, start_col16, end_line, end_col16) | None for full, text)."""
+        s = self.session(uri)
+        for rng, text in changes:
+            if rng is None:
+                s.doc.replace_all(text)
+            else:
+                s.doc.apply_change(*rng, text)
+        s.version = version
+        if s.inflight is not None:  # the request in flight was computed for an older version
+            s.inflight.cancel("stale")
+
+    def close(self, uri: str) -> None:
+        s = self.sessions.pop(uri, None)
+        if s and s.inflight:
+            s.inflight.cancel("closed")
+        if self.local is not None:
+            self._pool.submit(self.local.forget, uri)
+
+    def session(self, uri: str) -> Session:
+        s = self.sessions.get(uri)
+        if s is None:
+            raise EngineError(f"unknown document {uri} (not opened with textDocument/didOpen)")
+        return s
+
+    # ---- completion -----------------------------------------------------------------------------------------
+    async def complete(
+        self,
+        uri: str,
+        offset: int,
+        *,
+        n: int = 1,
+        max_lines: int | None = None,
+        seed: int | None = None,
+        cancel: CancelToken | None = None,
+        single_line: bool = False,
+    ) -> Completion:
+        s = self.session(uri)
+        version = s.version
+        text = s.doc.text
+        offset = max(0, min(offset, len(text)))
+        if len(text) > MAX_DOCUMENT_CHARS:
+            return Completion([], offset, offset, version, None, reason="document too large to complete")
+        enabled = self.settings.get("enabled_languages")
+        if enabled is not None and (s.lang or "plaintext") not in enabled:
+            return Completion([], offset, offset, version, None, reason=f"completion disabled for {s.lang}")
+        t0 = time.perf_counter()
+        plan = syntax.plan_span(text, offset, s.lang, s.doc.tree,
+                                max_lines=max_lines or int(self.settings["max_lines"]),
+                                max_tokens=int(self.settings["max_tokens"]))
+        if single_line and plan.max_lines > 1:
+            plan = SpanPlan(SpanKind.REST_OF_LINE, 1, min(plan.max_tokens, 32), plan.indent, plan.reason)
+        t_plan = time.perf_counter()
+        if plan.kind == SpanKind.NONE:
+            return Completion([], offset, offset, version, plan, {"plan": plan.kind.value}, reason=plan.reason)
+        req = InfillRequest(text[:offset], text[offset:], plan, s.lang, n=n, seed=seed, doc_key=uri, version=version)
+        token = cancel or CancelToken()
+        if s.inflight is not None and s.inflight is not token:
+            s.inflight.cancel("superseded")  # Neovim does not cancel its previous request; we do
+        s.inflight = token
+        try:
+            result = await self._run_infill(req, token, s, text, offset)
+        except Cancelled as e:
+            return Completion([], offset, offset, version, plan, {"plan": plan.kind.value}, reason=str(e) or "cancelled")
+        finally:
+            if s.inflight is token:
+                s.inflight = None
+        if s.version != version:
+            return Completion([], offset, offset, version, plan, reason="stale: document changed during the request")
+        t_inf = time.perf_counter()
+        items = self._postprocess(result.candidates, text, offset, plan, s.lang, s.doc.tree)
+        t_post = time.perf_counter()
+        if items:
+            s.warm = WarmStart(text[:offset], items[0].text)
+        stats = dict(result.stats)
+        stats.update({
+            "plan": plan.kind.value, "plan_reason": plan.reason, "max_tokens": plan.max_tokens,
+            "syntax_ms": round((t_plan - t0 + t_post - t_inf) * 1e3, 2),
+            "engine_ms": round((t_post - t0) * 1e3, 2), "candidates": len(result.candidates),
+            "returned": len(items),
+        })
+        reason = "" if items else (result.reason or "no candidate survived post-processing")
+        return Completion(items, offset, offset, version, plan, stats, reason)
+
+    async def _run_infill(self, req: InfillRequest, token: CancelToken, s: Session | None,
+                          text: str, offset: int) -> InfillResult:
+        if self.remote is not None:
+            try:
+                return await self.remote.infill(req, token)
+            except Cancelled:
+                raise
+            except Exception as e:  # RemoteError and transport failures
+                if not (self.fallback_to_local and self.local is not None):
+                    raise EngineError(getattr(e, "message", str(e))) from e
+                log.warning("remote backend failed (%s); using the local model", getattr(e, "message", e))
+        if self.local is None:
+            raise EngineError(self.load_error or "no model loaded")
+        hook = self._syntax_hook(text, offset, req.plan, s.lang) if (s and self.syntax_renoise) else None
+        warm = s.warm if s else None
+        loop = asyncio.get_running_loop()
+        fut = loop.run_in_executor(self._pool, lambda: self.local.infill(req, token, warm=warm, syntax_hook=hook))
+        try:
+            return await fut
+        except asyncio.CancelledError:
+            token.cancel("cancelled")  # $/cancelRequest: the worker stops at its next step
+            raise
+
+    async def infill(self, req: InfillRequest, cancel: CancelToken | None = None) -> InfillResult:
+        """A raw infill (no plan refinement or post-processing), for rewrite commands and benchmarks."""
+        s = self.sessions.get(req.doc_key or "")
+        return await self._run_infill(req, cancel or CancelToken(), s, req.prefix + req.suffix, len(req.prefix))
+
+    async def run_in_model_thread(self, fn: Callable[[], Any]) -> Any:
+        return await asyncio.get_running_loop().run_in_executor(self._pool, fn)
+
+    def _syntax_hook(self, text: str, offset: int, plan: SpanPlan, lang: str | None):
+        """Character spans of new ERROR/MISSING nodes in each candidate, for syntax-guided renoising.
+
+        Runs on the model thread, so it parses its own copy (the session's tree belongs to the event loop).
+        """
+        if not syntax.is_supported(lang):
+            return None
+
+        def hook(cands: list[str], step: int) -> list[list[tuple[int, int]]]:
+            out = []
+            for c in cands:
+                c = c.split("\n", 1)[0] if plan.single_line else "\n".join(c.split("\n")[: plan.max_lines])
+                out.append(syntax.error_char_spans(text, offset, offset, c, lang) if c.strip() else [])
+            return out
+
+        return hook
+
+    def _postprocess(self, cands: list[Candidate], text: str, offset: int, plan: SpanPlan, lang: str | None,
+                     tree: Any) -> list[Candidate]:
+        """Cut to the plan at syntax boundaries, drop invalid or redundant candidates, dedupe."""
+        seen: set[str] = set()
+        out: list[Candidate] = []
+        suffix = text[offset:]
+        next_line = suffix.split("\n", 2)[1].strip() if suffix.startswith("\n") and suffix.count("\n") >= 1 else ""
+        for c in sorted(cands, key=lambda c: c.score):
+            t = syntax.cut_candidate(text, offset, c.text, plan, lang, tree)
+            if not t.strip() or t in seen:
+                continue
+            if next_line and t.strip() == next_line:
+                continue  # repeats the next line
+            if suffix.strip() and suffix.lstrip().startswith(t.strip()) and len(t.strip()) > 1:
+                continue  # only repeats what the suffix already has
+            if not syntax.is_valid(text, offset, offset, t, lang, tree):
+                continue
+            seen.add(t)
+            out.append(Candidate(t, c.score))
+        return out

@@ -1,0 +1,259 @@
+"""Fill spans with the resident model: prefix cache, canvas, sampler, detokenize.
+
+Runs synchronously on the engine's single model thread. Per document it keeps the encoded prefix (token ids
+and their keys/values); a request re-encodes only what follows the longest common token prefix, so a
+keystroke's cost does not grow with the file.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+from torch import Tensor
+
+from . import canvas as cv
+from .model import KVCache, LoadedModel
+from .sampler import DenoiseResult, SamplerConfig, denoise
+from .types import CancelToken, Candidate, InfillRequest, InfillResult
+
+log = logging.getLogger(__name__)
+
+SUFFIX_HEAD = 16
+# span lengths tried in one batch for models without a filler token (picked by mean entropy)
+LENGTH_SEARCH = (4, 8, 16, 32)
+
+# (candidate texts [B], step) -> per-row list of (start, end) character spans to renoise
+SyntaxHook = Callable[[list[str], int], list[list[tuple[int, int]]]]
+
+
+@dataclass
+class PrefixState:
+    """Keys/values of a document's encoded prefix."""
+
+    ids: list[int] = field(default_factory=list)
+    cache: KVCache | None = None
+
+
+@dataclass
+class WarmStart:
+    prefix: str  # the prefix the last suggestion was computed for
+    middle: str  # the suggestion
+
+
+class LocalInfiller:
+    def __init__(self, loaded: LoadedModel, *, max_steps: int | None = None, max_context_tokens: int | None = None):
+        self.loaded = loaded
+        self.model = loaded.model
+        self.tok = loaded.tokenizer
+        cfg, d = loaded.config, loaded.sampler_defaults
+        self.cfg = cfg
+        self.mode = cfg.diffusion.mode
+        self.sampler = SamplerConfig(
+            mode=self.mode, max_steps=max_steps or d.max_denoising_steps, entropy_bound=d.entropy_bound,
+            t_min=d.t_min, t_max=d.t_max, stability_threshold=d.stability_threshold,
+            confidence_threshold=d.confidence_threshold, mask_id=self.tok.mask_id,
+        )
+        self.max_ctx = max_context_tokens or cfg.diffusion.max_context_tokens
+        self.max_chars = self.max_ctx * 3
+        self.stop_ids = set(self.tok.eos_ids) | {self.tok.pad_id}
+        if self.tok.fill_id is not None:
+            self.stop_ids.add(self.tok.fill_id)
+        if self.tok.mask_id is not None:
+            self.stop_ids.add(self.tok.mask_id)
+        # renoising draws ordinary tokens only (special ids would be instantly recognisable as noise)
+        ordinary = [i for i in range(min(self.tok.vocab_size, cfg.vocab_size)) if i not in self.tok.special_ids]
+        self.noise_ids = torch.tensor(ordinary, dtype=torch.long)
+        self.states: dict[str, PrefixState] = {}
+
+    # ---- prefix cache ---------------------------------------------------------------------------------------
+    def encode_prefix(self, key: str | None, ids: list[int], cancel: CancelToken | None) -> tuple[KVCache, int]:
+        """Bring the document's cache to ``ids``; returns (cache, tokens reused)."""
+        st = self.states.setdefault(key or "", PrefixState())
+        if st.cache is None:
+            st.cache = self.model.new_cache(max(256, len(ids) + 128))
+            st.ids = []
+        lcp = 0
+        for a, b in zip(st.ids, ids, strict=False):
+            if a != b:
+                break
+            lcp += 1
+        if lcp == len(ids) and lcp > 0:
+            lcp -= 1  # always re-encode one token: keeps encode/decode shapes uniform and cheap
+        st.cache.truncate(lcp)
+        st.ids = st.ids[:lcp]
+        rest = ids[lcp:]
+        chunk = 256
+        for i in range(0, len(rest), chunk):
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            part = rest[i : i + chunk]
+            self.model.encode(torch.tensor([part]), st.cache)
+            st.ids.extend(part)
+        return st.cache, lcp
+
+    def forget(self, key: str) -> None:
+        self.states.pop(key, None)
+
+    # ---- one request ----------------------------------------------------------------------------------------
+    @torch.inference_mode()
+    def infill(
+        self,
+        req: InfillRequest,
+        cancel: CancelToken | None = None,
+        *,
+        warm: WarmStart | None = None,
+        syntax_hook: SyntaxHook | None = None,
+    ) -> InfillResult:
+        t0 = time.perf_counter()
+        heal = cv.heal(req.prefix) if req.plan.kind.value != "range" else cv.Healing(req.prefix, "")
+        ids, _ = cv.prefix_ids(self.tok, heal.prefix, self.max_ctx, self.max_chars)
+        cache, reused = self.encode_prefix(req.doc_key, ids, cancel)
+        t_enc = time.perf_counter()
+
+        head_k = min(SUFFIX_HEAD, self.cfg.canvas_length // 4)
+        head = cv.suffix_head(self.tok, req.suffix, head_k)
+        typed = heal.typed
+        n_free = max(4, min(req.plan.max_tokens + (2 if typed else 0), self.cfg.canvas_length - len(head)))
+        has_fill = self.tok.fill_id is not None
+        rows = max(1, req.n)
+        lengths = [n_free] * rows if has_fill else [n for n in LENGTH_SEARCH if n < n_free] + [n_free]
+        g = torch.Generator().manual_seed(req.seed if req.seed is not None else int(time.time_ns() % 2**31))
+
+        warm_ids: list[int] | None = None
+        if warm is not None and req.prefix.startswith(warm.prefix):
+            typed_since = req.prefix[len(warm.prefix) :]
+            if warm.middle.startswith(typed_since) and len(warm.middle) > len(typed_since):
+                warm_ids = self.tok.encode(typed + warm.middle[len(typed_since) :])
+
+        canvas, free = cv.build_canvas(
+            lengths, head, mode=self.mode, vocab_size=self.cfg.vocab_size, fill_id=self.tok.fill_id,
+            mask_id=self.tok.mask_id, generator=g, warm=warm_ids, noise_ids=self.noise_ids,
+        )
+        f = free.shape[1]
+        bias = cv.healing_bias(self.tok, typed, f, self.cfg.vocab_size)
+        scfg = self.sampler if req.max_steps is None else SamplerConfig(**{**self.sampler.__dict__,
+                                                                            "max_steps": req.max_steps})
+
+        def step_fn(c: Tensor, sc: Tensor | None) -> Tensor:
+            return self.model.decode(c, cache, sc_probs=sc, logits_slice=slice(0, f)).logits
+
+        def on_step(_: int) -> None:
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+
+        hook = None
+        if syntax_hook is not None:
+            hook = self._token_hook(syntax_hook, free, typed)
+        res = denoise(step_fn, canvas, free, scfg, self.cfg.vocab_size, generator=g, logit_bias=bias,
+                      warm=warm_ids is not None, on_step=on_step, renoise_hook=hook, noise_ids=self.noise_ids)
+        t_den = time.perf_counter()
+        candidates, committed = self._commit(res, lengths, typed)
+        if not has_fill and candidates:  # length search: keep the most confident length
+            candidates = sorted(candidates, key=lambda c: c.score)[:rows]
+        stats: dict[str, float | int | str] = {
+            "encode_ms": round((t_enc - t0) * 1e3, 2),
+            "denoise_ms": round((t_den - t_enc) * 1e3, 2),
+            "steps": res.steps,
+            "prefix_tokens": len(ids),
+            "cache_hit_tokens": reused,
+            "free_slots": n_free,
+            "committed_tokens": committed,
+            "tokens_per_forward": round(committed / max(1, res.steps), 2),
+            "warm_start": int(warm_ids is not None),
+            "healed": typed,
+            "hook_renoised": res.renoised_by_hook,
+            "mode": self.mode,
+        }
+        return InfillResult(candidates, stats)
+
+    def _commit(self, res: DenoiseResult, lengths: list[int], typed: str) -> tuple[list[Candidate], int]:
+        out: list[Candidate] = []
+        committed = 0
+        for i, n in enumerate(lengths):
+            toks = cv.middle_tokens(res.tokens[i], n, self.stop_ids)
+            committed = max(committed, len(toks))
+            text = self.tok.decode(toks)
+            if typed:
+                if not text.startswith(typed):
+                    continue  # the healed word was not reproduced: not a completion of what was typed
+                text = text[len(typed) :]
+            out.append(Candidate(text, float(res.mean_entropy[i])))
+        return out, committed
+
+    def _token_hook(self, hook: SyntaxHook, free: Tensor, typed: str) -> Callable[[Tensor, int], Tensor | None]:
+        """Adapt a text-level syntax hook (character spans) to the sampler's token-level one."""
+        stop = self.stop_ids
+
+        def token_hook(argmax: Tensor, step: int) -> Tensor | None:
+            texts, offsets = [], []
+            for row in argmax.tolist():
+                pieces, ends, pos = [], [], 0
+                for t in row:
+                    if t in stop:
+                        break
+                    piece = self.tok.decode([t])
+                    pieces.append(piece)
+                    pos += len(piece)
+                    ends.append(pos)
+                text = "".join(pieces)
+                if typed and text.startswith(typed):
+                    text = text[len(typed) :]
+                    ends = [e - len(typed) for e in ends]
+                texts.append(text)
+                offsets.append(ends)
+            spans = hook(texts, step)
+            flags = torch.zeros_like(free)
+            for r, row_spans in enumerate(spans):
+                ends = offsets[r]
+                for a, b in row_spans:
+                    start_tok = 0
+                    for j, e in enumerate(ends):
+                        if e > a and start_tok <= j:
+                            if (ends[j - 1] if j else 0) < max(b, a + 1):
+                                flags[r, j] = True
+                        start_tok = j
+            return flags & free if bool(flags.any()) else None
+
+        return token_hook
+
+    # ---- autoregressive baseline (same weights, causal head) ------------------------------------------------
+    @torch.inference_mode()
+    def autoregressive(self, req: InfillRequest, cancel: CancelToken | None = None) -> InfillResult:
+        """Greedy token-by-token decoding with the encoder's causal head and a KV cache (prefix only)."""
+        t0 = time.perf_counter()
+        ids, _ = cv.prefix_ids(self.tok, req.prefix, self.max_ctx, self.max_chars)
+        cache = self.model.new_cache(len(ids) + req.plan.max_tokens + 8)
+        logits = self.model.encode(torch.tensor([ids]), cache, logits="last")
+        t_enc = time.perf_counter()
+        out: list[int] = []
+        steps = 0
+        for _ in range(req.plan.max_tokens):
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            assert logits is not None
+            for s in self.stop_ids:
+                logits[0, s] = -math.inf
+            for s in self.tok.eos_ids:
+                logits[0, s] = logits[0, s]  # eos stays possible through the fill/eos mask below
+            nxt = int(logits[0].argmax())
+            out.append(nxt)
+            steps += 1
+            text = self.tok.decode(out)
+            if req.plan.single_line and "\n" in text:
+                break
+            if text.count("\n") >= req.plan.max_lines:
+                break
+            logits = self.model.encode(torch.tensor([[nxt]]), cache, logits="last")
+        text = self.tok.decode(out)
+        if req.plan.single_line:
+            text = text.split("\n", 1)[0]
+        t_dec = time.perf_counter()
+        return InfillResult([Candidate(text)], {
+            "encode_ms": round((t_enc - t0) * 1e3, 2), "denoise_ms": round((t_dec - t_enc) * 1e3, 2),
+            "steps": steps, "committed_tokens": len(out), "tokens_per_forward": 1.0, "mode": "autoregressive",
+        })

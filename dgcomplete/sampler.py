@@ -1,0 +1,220 @@
+"""How to denoise a canvas: DiffusionGemma's uniform-state renoising loop, and an absorbing-mask variant.
+
+A pure function of tensors: it knows neither the syntax layer nor the document. The engine hands it
+``step_fn(canvas, sc_probs) -> logits`` (one decoder pass) and optional hooks: ``on_step`` (cancellation
+point, called between steps) and ``renoise_hook`` (the syntax layer's say on which argmax tokens broke the
+parse). The rule functions (temperature, entropy, acceptance, stopping) are separate so tests can hold each
+against the reference implementation on the same logits.
+
+Canvas layout: the first F columns hold the positions the step function returns logits for; ``free`` [B, F]
+marks which of them are free (denoised, accepted, returned). Every other position is clamped: restored after
+each renoise, outside the entropy budget and the stopping rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import torch
+import torch.nn.functional as F
+from torch import Tensor
+
+StepFn = Callable[[Tensor, Tensor | None], Tensor]  # (canvas [B, C], sc_probs [B, C, V] | None) -> logits [B, F, V]
+RenoiseHook = Callable[[Tensor, int], Tensor | None]  # (argmax [B, F], step) -> bool [B, F] positions to renoise
+
+
+@dataclass
+class SamplerConfig:
+    mode: str = "uniform"  # "uniform" (reference renoising) or "mask" (absorbing <mask>)
+    max_steps: int = 48
+    entropy_bound: float = 0.1
+    t_min: float = 0.4
+    t_max: float = 0.8
+    stability_threshold: int = 1
+    confidence_threshold: float = 0.005
+    mask_id: int | None = None
+    hook_every: int = 2  # steps between syntax-guided renoise checks
+    min_steps: int = 1
+
+
+@dataclass
+class DenoiseResult:
+    tokens: Tensor  # [B, C] argmax canvas of the last step (clamped positions as given)
+    steps: int
+    mean_entropy: Tensor  # [B] over free positions, last step
+    token_entropy: Tensor  # [B, F] last step
+    accepted_per_step: list[float] = field(default_factory=list)  # mean accepted free tokens per row
+    renoised_by_hook: int = 0
+
+
+# ---- the rules ---------------------------------------------------------------------------------------------
+def temperature(cur_step: int, max_steps: int, t_min: float, t_max: float) -> float:
+    """Linear schedule; ``cur_step`` counts the steps *remaining* (S..1), as in the reference."""
+    return t_min + (t_max - t_min) * (cur_step / max_steps)
+
+
+def entropy_and_probs(logits: Tensor) -> tuple[Tensor, Tensor]:
+    """Token entropy and probabilities from one log-softmax (computed once per step)."""
+    logp = F.log_softmax(logits.float(), dim=-1)
+    p = logp.exp()
+    return -(p * logp).sum(-1), p
+
+
+def entropy_bound_accept(token_entropy: Tensor, bound: float, eligible: Tensor | None = None) -> Tensor:
+    """Accept the k lowest-entropy positions with ``sum(H_1..H_k) - max(H_1..H_k) <= bound``.
+
+    The lowest one always passes (its sum minus max is 0). Ineligible positions (clamped) are sorted last
+    with infinite entropy so they never consume the budget nor get accepted.
+    """
+    h = token_entropy if eligible is None else token_entropy.masked_fill(~eligible, float("inf"))
+    sorted_h, order = torch.sort(h, dim=-1)
+    finite = torch.isfinite(sorted_h)
+    cum = torch.cumsum(torch.where(finite, sorted_h, torch.zeros_like(sorted_h)), dim=-1)
+    selected = (cum - torch.where(finite, sorted_h, torch.zeros_like(sorted_h)) <= bound) & finite
+    return torch.zeros_like(selected).scatter(-1, order, selected)
+
+
+def gumbel_sample(logits: Tensor, generator: torch.Generator | None) -> Tensor:
+    """Categorical sample by Gumbel-max: no softmax normalisation or CDF search needed."""
+    u = torch.rand(logits.shape, generator=generator, device=logits.device).clamp_(1e-10, 1.0)
+    return (logits - torch.log(-torch.log(u))).argmax(-1)
+
+
+class StableConfident:
+    """Stop when the argmax canvas is unchanged for ``threshold`` steps and the mean entropy is below a bar."""
+
+    def __init__(self, stability_threshold: int, confidence_threshold: float) -> None:
+        self.k, self.bar = stability_threshold, confidence_threshold
+        self.history: list[Tensor] = []
+
+    def seed(self, argmax: Tensor) -> None:
+        """Warm start: treat a known continuation as the previous argmax, so it can stop after one step."""
+        self.history = [argmax.clone()]
+
+    def __call__(self, argmax: Tensor, token_entropy: Tensor, eligible: Tensor | None = None) -> Tensor:
+        if self.k == 0:
+            stable = torch.ones(argmax.shape[0], dtype=torch.bool, device=argmax.device)
+        else:
+            past = self.history[-self.k :]
+            if len(past) < self.k:
+                stable = torch.zeros(argmax.shape[0], dtype=torch.bool, device=argmax.device)
+            else:
+                stable = torch.stack([(p == argmax).all(-1) for p in past]).all(0)
+            self.history = (self.history + [argmax.clone()])[-self.k :]
+        if eligible is None:
+            mean_h = token_entropy.mean(-1)
+        else:
+            mean_h = (token_entropy * eligible).sum(-1) / eligible.sum(-1).clamp_min(1)
+        return stable & (mean_h < self.bar)
+
+
+# ---- the loop ----------------------------------------------------------------------------------------------
+def sc_probs_full(probs: Tensor, canvas: Tensor, free: Tensor) -> Tensor:
+    """Self-conditioning input [B, C, V]: model beliefs on free slots, one-hot on clamped ones."""
+    b, c = canvas.shape
+    f, v = probs.shape[1], probs.shape[2]
+    onehot = F.one_hot(canvas, v).to(probs.dtype)
+    out = onehot.clone()
+    out[:, :f] = torch.where(free[..., None], probs, onehot[:, :f])
+    return out
+
+
+def denoise(
+    step_fn: StepFn,
+    canvas: Tensor,
+    free: Tensor,
+    cfg: SamplerConfig,
+    vocab_size: int,
+    *,
+    generator: torch.Generator | None = None,
+    logit_bias: Tensor | None = None,
+    warm: bool = False,
+    on_step: Callable[[int], None] | None = None,
+    renoise_hook: RenoiseHook | None = None,
+    noise_ids: Tensor | None = None,
+) -> DenoiseResult:
+    """Denoise ``canvas`` [B, C]; ``free`` [B, F] marks free slots among the first F columns.
+
+    ``canvas`` free slots hold the starting state: uniform noise (or a warm-start guess) in uniform mode,
+    ``<mask>`` (or a warm-start guess) in mask mode. ``logit_bias`` [F, V] (0 / -inf) constrains positions,
+    e.g. token healing of a partially typed word. ``noise_ids`` restricts renoising draws to a set of ids.
+    """
+    b, c = canvas.shape
+    f = free.shape[1]
+    canvas = canvas.clone()
+    clamped_vals = canvas[:, :f].clone()
+    stopper = StableConfident(cfg.stability_threshold, cfg.confidence_threshold)
+    if warm:
+        stopper.seed(canvas[:, :f])
+    sc = None
+    result_argmax = canvas[:, :f].clone()
+    token_h = torch.zeros(b, f)
+    accepted_hist: list[float] = []
+    hooked = 0
+    steps = 0
+    force = torch.zeros(b, f, dtype=torch.bool)
+    masked = (canvas[:, :f] == cfg.mask_id) & free if cfg.mode == "mask" else None
+
+    def draw(shape: tuple[int, ...]) -> Tensor:
+        if noise_ids is None:
+            return torch.randint(0, vocab_size, shape, generator=generator)
+        return noise_ids[torch.randint(0, len(noise_ids), shape, generator=generator)]
+
+    for cur_step in range(cfg.max_steps, 0, -1):
+        if on_step is not None:
+            on_step(steps)
+        logits = step_fn(canvas, sc)[:, :f].float()
+        steps += 1
+        if logit_bias is not None:
+            logits = logits + logit_bias[None, :f]
+        t = temperature(cur_step, cfg.max_steps, cfg.t_min, cfg.t_max)
+        scaled = logits / t
+        token_h, probs = entropy_and_probs(scaled)
+        argmax = scaled.argmax(-1)
+        argmax = torch.where(free, argmax, clamped_vals)
+
+        if renoise_hook is not None and steps % cfg.hook_every == 0 and steps < cfg.max_steps:
+            flagged = renoise_hook(argmax, steps)
+            if flagged is not None:
+                force = flagged & free
+                hooked += int(force.sum())
+
+        if cfg.mode == "uniform":
+            sampled = gumbel_sample(scaled, generator)
+            eligible = free & ~force
+            accept = entropy_bound_accept(token_h, cfg.entropy_bound, eligible)
+            new_free = torch.where(accept, sampled, draw((b, f)))
+            canvas[:, :f] = torch.where(free, new_free, clamped_vals)
+            accepted_hist.append(float(accept.sum(-1).float().mean()))
+        else:
+            assert masked is not None and cfg.mask_id is not None
+            # unmask the confident ones (entropy bound) among the still-masked, at least an even share
+            eligible = masked & ~force
+            accept = entropy_bound_accept(token_h, cfg.entropy_bound, eligible)
+            remaining = eligible.sum(-1)
+            need = torch.ceil(remaining.float() / cur_step).long()
+            order = torch.argsort(token_h.masked_fill(~eligible, float("inf")), dim=-1)
+            rank = torch.empty_like(order).scatter_(-1, order, torch.arange(f).expand(b, f).contiguous())
+            accept |= (rank < need[:, None]) & eligible
+            if force.any():  # syntax hook: re-mask what broke the parse
+                canvas[:, :f] = torch.where(force, torch.full_like(argmax, cfg.mask_id), canvas[:, :f])
+                masked = masked | force
+            canvas[:, :f] = torch.where(accept, argmax, canvas[:, :f])
+            masked = masked & ~accept
+            accepted_hist.append(float(accept.sum(-1).float().mean()))
+            argmax = torch.where(masked, argmax, canvas[:, :f])
+        force = torch.zeros_like(force)
+        result_argmax = argmax
+        sc = sc_probs_full(probs, canvas, free)
+        if steps < cfg.min_steps:
+            continue
+        if cfg.mode == "mask":
+            if not bool(masked.any()):
+                break
+        elif bool(stopper(argmax, token_h, free).all()):
+            break
+    tokens = canvas.clone()
+    tokens[:, :f] = torch.where(free, result_argmax, clamped_vals)
+    mean_h = (token_h * free).sum(-1) / free.sum(-1).clamp_min(1)
+    return DenoiseResult(tokens, steps, mean_h, token_h, accepted_hist, hooked)

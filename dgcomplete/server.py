@@ -1,0 +1,436 @@
+"""The LSP adapter: thin pygls handlers that fetch the document, call the engine and shape LSP items.
+
+Nothing here touches tensors. Every failure becomes an LSP error with a clear message, an empty result with a
+logged reason, or one ``window/showMessage`` — the daemon never dies on a request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from lsprotocol import types as lsp
+from pygls.exceptions import JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+
+from . import __version__
+from .engine import Completion, Engine, EngineError
+from .types import CancelToken
+
+log = logging.getLogger("dgcomplete.server")
+
+CLOSERS = ")]}\"'`>;,"
+ACCEPT_COMMAND = "dgcomplete.accept"
+STATS_COMMAND = "dgcomplete.stats"
+
+
+@dataclass
+class Settings:
+    """User settings (initializationOptions / workspace/didChangeConfiguration, key ``dgcomplete``)."""
+
+    model: str | None = None
+    max_lines: int = 8
+    max_tokens: int = 48
+    steps: int | None = None
+    threads: int | None = None
+    enabled_languages: list[str] | None = None
+    completion_items: str = "auto"  # "auto": only for clients without inline completion; "always"; "never"
+    debounce_ms: int = 0  # a hint for clients; the server itself never sleeps
+    syntax_renoise: bool = True
+    backend: str = "local"
+    remote: dict[str, Any] = field(default_factory=dict)
+    fallback_to_local: bool = True
+
+    def update(self, raw: Any) -> list[str]:
+        """Apply known keys (camelCase or snake_case); return the unknown ones for a warning."""
+        if not isinstance(raw, dict):
+            return []
+        raw = raw.get("dgcomplete", raw)
+        if not isinstance(raw, dict):
+            return []
+        unknown = []
+        names = {f.replace("_", ""): f for f in self.__dataclass_fields__}
+        for k, v in raw.items():
+            f = names.get(k.replace("_", "").lower())
+            if f is None:
+                unknown.append(k)
+                continue
+            try:
+                cur = getattr(self, f)
+                if isinstance(cur, bool):
+                    v = bool(v)
+                elif isinstance(cur, int) and v is not None:
+                    v = max(1, int(v)) if f != "debounce_ms" else max(0, int(v))
+                setattr(self, f, v)
+            except (TypeError, ValueError):
+                unknown.append(k)
+        return unknown
+
+
+class Stats:
+    """Local-only usage counters for ``dgcomplete.stats`` (nothing leaves the machine)."""
+
+    def __init__(self) -> None:
+        self.requests = self.shown = self.accepted = self.empty = self.cancelled = self.stale = 0
+        self.latency_ms: deque[float] = deque(maxlen=1000)
+        self.last: dict[str, Any] = {}
+
+    def percentiles(self) -> dict[str, float]:
+        xs = sorted(self.latency_ms)
+        if not xs:
+            return {}
+        pick = lambda q: xs[min(len(xs) - 1, int(q * len(xs)))]  # noqa: E731
+        return {"p50": round(pick(0.5), 1), "p95": round(pick(0.95), 1), "p99": round(pick(0.99), 1)}
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "requests": self.requests, "shown": self.shown, "accepted": self.accepted,
+            "dismissed": max(0, self.shown - self.accepted), "empty": self.empty, "cancelled": self.cancelled,
+            "stale": self.stale, "latency_ms": self.percentiles(), "last": self.last,
+        }
+
+
+class _Ignored:
+    """Stands for a message already answered with an error (so pygls skips it)."""
+
+    jsonrpc = "ignored"
+
+
+class Protocol(LanguageServerProtocol):
+    """Answers requests whose params fail to deserialize with -32602 (pygls 2.1 leaves them unanswered)."""
+
+    def structure_message(self, data: dict[str, Any]):
+        try:
+            return super().structure_message(data)
+        except Exception as e:
+            if isinstance(data, dict) and "id" in data and "method" in data:
+                code = -32602 if isinstance(e, JsonRpcInvalidParams) else -32603
+                self._send_response(data["id"], error=lsp.ResponseError(
+                    code=code, message=f"invalid params for {data.get('method')}: {type(e.__cause__).__name__}"))
+            return _Ignored()
+
+    def handle_message(self, message):
+        if isinstance(message, _Ignored):
+            return
+        if not hasattr(message, "jsonrpc"):
+            log.warning("ignoring a message that is not JSON-RPC")
+            return
+        super().handle_message(message)
+
+
+class DgServer(LanguageServer):
+    def __init__(self, model_path: str | None = None, *, threads: int | None = None, remote: Any = None) -> None:
+        super().__init__("dgcomplete", __version__, protocol_cls=Protocol,
+                         text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+        self.settings = Settings(model=model_path, threads=threads)
+        self.engine: Engine | None = None
+        self.remote = remote
+        self.stats = Stats()
+        self.ready: asyncio.Event | None = None  # created on the server's loop in `initialized`
+        self.load_error: str | None = None
+        self.inline_client = False
+        self.fatal_shown = False
+        self.inflight: dict[str, CancelToken] = {}
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        # out-of-band errors (malformed messages) are logged, not shown: a fuzzing client must not spam the UI
+        log.error("%s: %s", getattr(source, "__name__", source), error)
+
+    # ---- model -------------------------------------------------------------------------------------------
+    async def load_model(self) -> None:
+        from .model import CheckpointError, load_model
+        from .models import default_model_path
+
+        token = str(uuid.uuid4())
+        progress = self.client_capabilities and self.client_capabilities.window and \
+            self.client_capabilities.window.work_done_progress
+        if progress:
+            try:
+                await self.work_done_progress.create_async(token)
+                self.work_done_progress.begin(token, lsp.WorkDoneProgressBegin(title="dgcomplete: loading model"))
+            except Exception:  # the client refused a progress token: carry on without
+                progress = False
+        path = self.settings.model or str(default_model_path())
+        loop = asyncio.get_running_loop()
+        try:
+            loaded = await loop.run_in_executor(None, lambda: load_model(path))
+            self.engine = Engine(loaded, threads=self.settings.threads, max_steps=self.settings.steps,
+                                 syntax_renoise=self.settings.syntax_renoise, remote=self.remote,
+                                 fallback_to_local=self.settings.fallback_to_local)
+            self._apply_settings()
+
+            def report(msg: str) -> None:
+                if progress:
+                    loop.call_soon_threadsafe(self.work_done_progress.report, token,
+                                              lsp.WorkDoneProgressReport(message=msg))
+
+            info = await self.engine.start(report)
+            log.info("model %s ready (%s)", loaded.name, info)
+            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Info,
+                                                         f"dgcomplete: model {loaded.name} ready {info}"))
+        except (CheckpointError, OSError, RuntimeError) as e:
+            self.load_error = f"dgcomplete cannot load the model at {path}: {e}"
+            log.error(self.load_error)
+            if self.remote is not None:  # the remote backend can still serve
+                self.engine = Engine(None, remote=self.remote, fallback_to_local=False)
+                self._apply_settings()
+            self.show_fatal(self.load_error)
+        finally:
+            if progress:
+                self.work_done_progress.end(token, lsp.WorkDoneProgressEnd(
+                    message="failed" if self.load_error else "ready"))
+            assert self.ready is not None
+            self.ready.set()
+
+    def show_fatal(self, message: str) -> None:
+        if not self.fatal_shown:
+            self.fatal_shown = True
+            self.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Error, message))
+
+    def _apply_settings(self) -> None:
+        if self.engine is not None:
+            self.engine.settings.update(max_lines=self.settings.max_lines, max_tokens=self.settings.max_tokens,
+                                        enabled_languages=self.settings.enabled_languages)
+            self.engine.syntax_renoise = self.settings.syntax_renoise
+
+    async def engine_or_reason(self) -> tuple[Engine | None, str]:
+        if self.ready is not None and not self.ready.is_set():
+            try:
+                await asyncio.wait_for(self.ready.wait(), timeout=30)
+            except asyncio.TimeoutError:
+                return None, "model still loading"
+        if self.engine is None:
+            return None, self.load_error or "model not loaded"
+        return self.engine, ""
+
+    # ---- positions ---------------------------------------------------------------------------------------
+    def offset(self, uri: str, pos: lsp.Position) -> int:
+        assert self.engine is not None
+        return self.engine.session(uri).doc.offset_at(pos.line, pos.character)
+
+    def position(self, uri: str, offset: int) -> lsp.Position:
+        assert self.engine is not None
+        line, col = self.engine.session(uri).doc.position_at(offset)
+        return lsp.Position(line=line, character=col)
+
+
+server = None  # created by make_server(); module-level for pygls decorators in tests
+
+
+def make_server(model_path: str | None = None, *, threads: int | None = None, remote: Any = None) -> DgServer:
+    ls = DgServer(model_path, threads=threads, remote=remote)
+
+    @ls.feature(lsp.INITIALIZE)
+    def initialize(ls: DgServer, params: lsp.InitializeParams) -> None:
+        unknown = ls.settings.update(params.initialization_options or {})
+        if unknown:
+            log.warning("unknown settings ignored: %s", unknown)
+        caps = params.capabilities.text_document
+        ls.inline_client = bool(caps and caps.inline_completion is not None)
+
+    @ls.feature(lsp.INITIALIZED)
+    async def initialized(ls: DgServer, params: lsp.InitializedParams) -> None:
+        ls.ready = asyncio.Event()
+        asyncio.ensure_future(ls.load_model())
+
+    @ls.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
+    def did_change_configuration(ls: DgServer, params: lsp.DidChangeConfigurationParams) -> None:
+        ls.settings.update(params.settings)
+        ls._apply_settings()
+
+    @ls.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
+    async def did_open(ls: DgServer, params: lsp.DidOpenTextDocumentParams) -> None:
+        engine, _ = await ls.engine_or_reason()
+        if engine is None:
+            return
+        d = params.text_document
+        engine.open(d.uri, d.text, d.version, d.language_id)
+
+    @ls.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
+    def did_change(ls: DgServer, params: lsp.DidChangeTextDocumentParams) -> None:
+        engine = ls.engine
+        d = params.text_document
+        if engine is None or d.uri not in engine.sessions:
+            if engine is not None:  # changes for a document we never saw: take it from pygls' copy
+                doc = ls.workspace.get_text_document(d.uri)
+                if doc is not None and doc.source is not None:
+                    engine.open(d.uri, doc.source, d.version or 0, doc.language_id)
+            return
+        changes = []
+        for c in params.content_changes:
+            if isinstance(c, lsp.TextDocumentContentChangePartial):
+                r = c.range
+                changes.append(((r.start.line, r.start.character, r.end.line, r.end.character), c.text))
+            else:
+                changes.append((None, c.text))
+        engine.change(d.uri, d.version, changes)
+
+    @ls.feature(lsp.TEXT_DOCUMENT_DID_CLOSE)
+    def did_close(ls: DgServer, params: lsp.DidCloseTextDocumentParams) -> None:
+        if ls.engine is not None:
+            ls.engine.close(params.text_document.uri)
+
+    @ls.feature(lsp.TEXT_DOCUMENT_INLINE_COMPLETION, lsp.InlineCompletionOptions())
+    async def inline_completion(ls: DgServer, params: lsp.InlineCompletionParams) -> lsp.InlineCompletionList | None:
+        return await ls_inline(ls, params)
+
+    @ls.feature(lsp.TEXT_DOCUMENT_COMPLETION, lsp.CompletionOptions(trigger_characters=[".", "(", " "]))
+    async def completion(ls: DgServer, params: lsp.CompletionParams) -> lsp.CompletionList | None:
+        if ls.settings.completion_items == "never" or (ls.inline_client and ls.settings.completion_items == "auto"):
+            return None
+        return await ls_completion(ls, params)
+
+    @ls.command(STATS_COMMAND)
+    def stats_command(ls: DgServer, *args: Any) -> dict[str, Any]:
+        out = ls.stats.as_dict()
+        if ls.engine is not None:
+            out["threads"] = ls.engine.threads
+            out["model"] = ls.engine.loaded.name if ls.engine.loaded else None
+        return out
+
+    @ls.command(ACCEPT_COMMAND)
+    def accept_command(ls: DgServer, *args: Any) -> None:
+        ls.stats.accepted += 1
+
+    @ls.feature(lsp.SHUTDOWN)
+    async def shutdown(ls: DgServer, *args: Any) -> None:
+        if ls.engine is not None:
+            await ls.engine.shutdown()
+
+    global server
+    server = ls
+    return ls
+
+
+def _items_range(ls: DgServer, uri: str, text: str, comp: Completion, cand: str) -> tuple[lsp.Range, str]:
+    """A same-line range from the typed word's start to the cursor, extended over auto-inserted closers."""
+    start, offset = comp.start, comp.offset
+    line_end = text.find("\n", offset)
+    rest = text[offset : len(text) if line_end == -1 else line_end]
+    end = offset
+    typed = text[start:offset]
+    insert = typed + cand
+    first_line = insert.split("\n", 1)[0]
+    closers = rest.strip()
+    if closers and all(ch in CLOSERS for ch in closers) and "\n" not in cand:
+        # the editor auto-inserted these: replace them when the suggestion ends with them
+        if first_line.rstrip().endswith(closers):
+            end = offset + len(rest.rstrip())
+        elif not first_line.endswith(closers):
+            pass
+    return lsp.Range(start=ls.position(uri, start), end=ls.position(uri, end)), insert
+
+
+async def _complete(ls: DgServer, uri: str, pos: lsp.Position, *, n: int, single_line: bool = False,
+                    selected: lsp.SelectedCompletionInfo | None = None) -> tuple[Completion | None, str]:
+    engine, reason = await ls.engine_or_reason()
+    if engine is None:
+        return None, reason
+    try:
+        session = engine.session(uri)
+    except EngineError:
+        doc = ls.workspace.get_text_document(uri)
+        if doc is None or doc.source is None:
+            raise
+        session = engine.open(uri, doc.source, doc.version or 0, doc.language_id)
+    if pos.line < 0 or pos.character < 0:
+        raise EngineError(f"invalid position {pos.line}:{pos.character}")
+    if pos.line >= session.doc.line_count:
+        raise EngineError(f"position {pos.line}:{pos.character} is past the end of {uri} "
+                          f"({session.doc.line_count} lines)")
+    offset = ls.offset(uri, pos)
+    token = CancelToken()
+    ls.inflight[uri] = token
+    try:
+        comp = await engine.complete(uri, offset, n=n, cancel=token, single_line=single_line,
+                                     max_lines=ls.settings.max_lines)
+    except asyncio.CancelledError:
+        token.cancel("cancelled")
+        ls.stats.cancelled += 1
+        raise
+    if comp.items and session.version != comp.version:
+        ls.stats.stale += 1
+        return None, "stale"
+    if comp.items and comp.stats.get("healed"):
+        comp.start = comp.offset - len(str(comp.stats["healed"]))
+    return comp, comp.reason
+
+
+async def ls_inline(ls: DgServer, params: lsp.InlineCompletionParams) -> lsp.InlineCompletionList | None:
+    t0 = time.perf_counter()
+    ls.stats.requests += 1
+    uri = params.text_document.uri
+    invoked = params.context.trigger_kind == lsp.InlineCompletionTriggerKind.Invoked
+    try:
+        comp, reason = await _complete(ls, uri, params.position, n=3 if invoked else 1)
+    except EngineError as e:
+        raise JsonRpcInvalidParams(str(e)) from e
+    elapsed = (time.perf_counter() - t0) * 1e3
+    ls.stats.latency_ms.append(elapsed)
+    if comp is None or not comp.items:
+        ls.stats.empty += 1
+        ls.stats.last = {"reason": reason, "ms": round(elapsed, 1), **(comp.stats if comp else {})}
+        log.info("no inline completion for %s: %s", uri, reason)
+        return lsp.InlineCompletionList(items=[])
+    text = ls.engine.session(uri).doc.text  # type: ignore[union-attr]
+    sel = params.context.selected_completion_info
+    items = []
+    for cand in comp.items[: 3 if invoked else 1]:
+        rng, insert = _items_range(ls, uri, text, comp, cand.text)
+        if sel is not None:
+            # the item must extend the selected completion and use its range
+            typed = text[ls.offset(uri, sel.range.start) : comp.offset]
+            if not (typed + cand.text).startswith(sel.text):
+                continue
+            rng, insert = sel.range, typed + cand.text
+        items.append(lsp.InlineCompletionItem(
+            insert_text=insert, filter_text=insert, range=rng,
+            command=lsp.Command(title="dgcomplete: accepted", command=ACCEPT_COMMAND, arguments=[comp.stats]),
+        ))
+    ls.stats.shown += 1 if items else 0
+    ls.stats.last = {"ms": round(elapsed, 1), **comp.stats}
+    return lsp.InlineCompletionList(items=items)
+
+
+async def ls_completion(ls: DgServer, params: lsp.CompletionParams) -> lsp.CompletionList | None:
+    uri = params.text_document.uri
+    try:
+        comp, _ = await _complete(ls, uri, params.position, n=1)
+    except EngineError as e:
+        raise JsonRpcInvalidParams(str(e)) from e
+    if comp is None or not comp.items:
+        return lsp.CompletionList(is_incomplete=True, items=[])
+    text = ls.engine.session(uri).doc.text  # type: ignore[union-attr]
+    cand = comp.items[0]
+    rng, insert = _items_range(ls, uri, text, comp, cand.text)
+    first = insert.split("\n", 1)[0].strip()
+    label = f"✦ {first[:60]}" + (" …" if "\n" in insert.strip() else "")
+    return lsp.CompletionList(is_incomplete=True, items=[lsp.CompletionItem(
+        label=label, kind=lsp.CompletionItemKind.Snippet, detail="dgcomplete (diffusion)",
+        documentation=lsp.MarkupContent(lsp.MarkupKind.Markdown, f"```\n{insert}\n```"),
+        text_edit=lsp.TextEdit(range=rng, new_text=insert), filter_text=insert, sort_text="0000",
+        insert_text_format=lsp.InsertTextFormat.PlainText,
+        command=lsp.Command(title="dgcomplete: accepted", command=ACCEPT_COMMAND),
+    )])
+
+
+def serve(model_path: str | None, *, tcp: str | None = None, threads: int | None = None,
+          remote: Any = None) -> None:
+    ls = make_server(model_path, threads=threads, remote=remote)
+    if tcp:
+        host, _, port = tcp.rpartition(":")
+        ls.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        ls.start_io()
+
+
+def dump_settings_schema() -> str:
+    return json.dumps({k: str(v.type) for k, v in Settings.__dataclass_fields__.items()}, indent=1)
+

@@ -1,0 +1,27 @@
+"""Syntax layer: languages, incrementally parsed documents, span planning and candidate checks.
+
+Pure Python + tree-sitter (no torch, no LSP types) so it can be tested and benchmarked alone.
+"""
+
+from .check import cut_candidate, error_char_spans, error_count, is_valid, new_errors
+from .document import SyntaxDocument, TextIndex, parse
+from .languages import SUPPORTED, get_language, get_parser, is_supported, language_for
+from .plan import indent_unit, plan_span
+
+__all__ = [
+    "SUPPORTED",
+    "SyntaxDocument",
+    "TextIndex",
+    "cut_candidate",
+    "error_char_spans",
+    "error_count",
+    "get_language",
+    "get_parser",
+    "indent_unit",
+    "is_supported",
+    "is_valid",
+    "language_for",
+    "new_errors",
+    "parse",
+    "plan_span",
+]

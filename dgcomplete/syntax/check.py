@@ -1,0 +1,549 @@
+"""Cheap syntax checks of a candidate spliced into the document, and trimming candidates to a plan.
+
+Every check edits a copy of a cached tree and reparses incrementally: the document's tree for
+small files, else the tree of the definition(s) around the edit, so a check costs about the size
+of that definition, not of the file. Errors are compared with the document as it is (it may
+already be broken while the user types), never demanded to be zero.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections import OrderedDict
+
+import tree_sitter
+
+from ..types import SpanKind, SpanPlan
+from .document import TextIndex, advance_point
+from .languages import get_parser, is_supported
+
+# --- error counting ---------------------------------------------------------------------------
+
+
+def error_count(tree: tree_sitter.Tree | tree_sitter.Node | None) -> int:
+    """ERROR + MISSING nodes; only descends into subtrees flagged has_error, so clean trees are O(1)."""
+    if tree is None:
+        return 0
+    root = tree.root_node if isinstance(tree, tree_sitter.Tree) else tree
+    if not root.has_error:
+        return 0
+    count = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            count += 1
+        for child in node.children:
+            if child.has_error:
+                stack.append(child)
+    return count
+
+
+def _error_nodes(root: tree_sitter.Node, lo: int = 0, hi: int = -1) -> list[tree_sitter.Node]:
+    """ERROR/MISSING nodes (touching [lo, hi] when hi >= 0), visiting only subtrees flagged has_error."""
+    out: list[tree_sitter.Node] = []
+    if not root.has_error:
+        return out
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            out.append(node)
+        for child in node.children:
+            if child.has_error and (hi < 0 or (child.start_byte <= hi and child.end_byte >= lo)):
+                stack.append(child)
+    return out
+
+
+def _error_key(node: tree_sitter.Node) -> str:
+    return "ERROR" if node.is_error else "MISSING " + node.type
+
+
+# --- the document a candidate is checked against ----------------------------------------------
+
+
+# Above this size a check reparses only the definition(s) around the edit: tree-sitter's
+# incremental reparse of a 5,000-line file costs ~1.5 ms even for a one-character edit, and tens
+# of ms when an unclosed bracket sends error recovery to the end of the file.
+_SMALL_DOC = 16 * 1024
+_TARGET_WINDOW = 8 * 1024  # descend into enclosing nodes until the window is this small
+_MAX_WINDOW = 64 * 1024
+
+
+def _point(data: bytes, offset: int) -> tuple[int, int]:
+    return data.count(b"\n", 0, offset), offset - (data.rfind(b"\n", 0, offset) + 1)
+
+
+class _Window:
+    """A byte range of the document checked on its own: its bytes, tree and errors."""
+
+    __slots__ = ("start", "data", "tree", "errors")
+
+    def __init__(self, start: int, data: bytes, tree: tree_sitter.Tree) -> None:
+        self.start = start
+        self.data = data
+        self.tree = tree
+        # (kind, start byte) of each error: enough to recognise it again after an edit elsewhere
+        self.errors = [(_error_key(n), n.start_byte) for n in _error_nodes(tree.root_node)]
+
+
+class _Base:
+    """The unmodified document: text/bytes and tree, plus lazily built check windows."""
+
+    __slots__ = ("index", "lang", "tree", "_whole", "_windows")
+
+    def __init__(self, text: str, lang: str, tree: tree_sitter.Tree | None) -> None:
+        self.index = TextIndex(text)
+        self.lang = lang
+        self.tree = tree if tree is not None else get_parser(lang).parse(self.index.data)
+        self._whole: _Window | None = None
+        self._windows: OrderedDict[tuple[int, int], _Window | None] = OrderedDict()
+
+    def whole(self) -> _Window:
+        if self._whole is None:
+            self._whole = _Window(0, self.index.data, self.tree)
+        return self._whole
+
+    def window(self, start_b: int, end_b: int) -> _Window:
+        """The region a check of an edit at [start_b, end_b) parses.
+
+        Small documents: all of it. Otherwise the definitions around the edit (plus the one
+        before it, which the edit may extend), descending into a big enclosing node (a class
+        body) while the slice parses as cleanly on its own as it does in the document.
+        """
+        data = self.index.data
+        if len(data) <= _SMALL_DOC:
+            return self.whole()
+        spans: list[tuple[int, int]] = []  # outermost first
+        node = self.tree.root_node
+        for _ in range(64):
+            bounds = _around(node, start_b, end_b)
+            if bounds is None:
+                break
+            ws = data.rfind(b"\n", 0, bounds[0]) + 1
+            we = data.find(b"\n", bounds[1])
+            we = len(data) if we < 0 else we + 1
+            if we - ws <= _MAX_WINDOW and we - ws < len(data) and (not spans or spans[-1] != (ws, we)):
+                spans.append((ws, we))
+            inner = node.first_child_for_byte(start_b)
+            if (
+                inner is None
+                or inner.start_byte > start_b
+                or inner.end_byte < end_b
+                or inner.child_count == 0
+            ):
+                break
+            node = inner
+        # the largest slice within the target size that parses on its own, else the smallest bigger one
+        small = [sp for sp in spans if sp[1] - sp[0] <= _TARGET_WINDOW]
+        big = [sp for sp in reversed(spans) if sp[1] - sp[0] > _TARGET_WINDOW]
+        for ws, we in small + big:
+            win = self._slice(ws, we)
+            if win is not None:
+                return win
+        return self.whole()
+
+    def _slice(self, ws: int, we: int) -> _Window | None:
+        key = (ws, we)
+        win = self._windows.get(key)
+        if win is None and key not in self._windows:
+            win_data = self.index.data[ws:we]
+            win = _Window(ws, win_data, get_parser(self.lang).parse(win_data))
+            in_doc = sum(1 for n in _error_nodes(self.tree.root_node, ws, we) if ws <= n.start_byte < we)
+            if len(win.errors) > in_doc:
+                win = None
+            self._windows[key] = win
+            if len(self._windows) > 32:
+                self._windows.popitem(last=False)
+        return win
+
+
+def _around(node: tree_sitter.Node, start_b: int, end_b: int) -> tuple[int, int] | None:
+    """Byte range of `node`'s children touching [start_b, end_b], plus the one just before it."""
+    if node.child_count == 0:
+        return None
+    first = node.first_child_for_byte(start_b)  # first child ending after start_b
+    lo = first.start_byte if first is not None else start_b
+    if first is None or first.start_byte >= start_b:
+        prev = first.prev_sibling if first is not None else node.child(node.child_count - 1)
+        while prev is not None and prev.is_extra and prev.prev_sibling is not None:
+            prev = prev.prev_sibling  # comments between definitions
+        if prev is not None:
+            lo = prev.start_byte
+    last = node.first_child_for_byte(end_b)
+    hi = end_b
+    if last is not None and last.start_byte < end_b:
+        hi = max(hi, last.end_byte)
+    return min(lo, start_b), hi
+
+
+_cache: OrderedDict[tuple[object, ...], tuple[str, tree_sitter.Tree | None, _Base]] = OrderedDict()
+_cache_lock = threading.Lock()
+_CACHE_SIZE = 8
+
+
+def _base(text: str, lang: str, tree: tree_sitter.Tree | None) -> _Base:
+    """Reuses the encoded text, windows and error counts across the many checks of one document version.
+
+    With a tree the key is object identity (the entry holds both objects, so ids cannot be
+    recycled): a hit is O(1) even for a large file. Without one, the text itself is the key.
+    """
+    key: tuple[object, ...] = (lang, id(text), id(tree)) if tree is not None else (lang, text)
+    with _cache_lock:
+        hit = _cache.get(key)
+        if hit is not None and hit[0] is text and hit[1] is tree:
+            _cache.move_to_end(key)
+            return hit[2]
+        if hit is not None and tree is None:
+            _cache.move_to_end(key)
+            return hit[2]
+    base = _Base(text, lang, tree)
+    with _cache_lock:
+        _cache[key] = (text, tree, base)
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return base
+
+
+shared_base = _base
+
+
+class _Splice:
+    """The checked window with a candidate spliced in, parsed incrementally from the window's tree.
+
+    start_b/end_b are the candidate's byte range in the window's coordinates.
+    """
+
+    __slots__ = ("tree", "start_b", "end_b", "old_end_b", "cand_b", "window")
+
+    def __init__(self, base: _Base, start: int, end: int, candidate: str) -> None:
+        idx = base.index
+        start = max(0, min(start, len(idx.text)))
+        end = max(start, min(end, len(idx.text)))
+        cand_b = candidate.encode("utf-8")
+        abs_start = idx.byte_offset(start)
+        abs_end = abs_start if end == start else idx.byte_offset(end)
+        win = base.window(abs_start, abs_end)
+        start_b = abs_start - win.start
+        end_b = abs_end - win.start
+        data = win.data[:start_b] + cand_b + win.data[end_b:]
+        tree = win.tree.copy()
+        start_point = _point(win.data, start_b)
+        tree.edit(
+            start_b,
+            end_b,
+            start_b + len(cand_b),
+            start_point,
+            _point(win.data, end_b),
+            advance_point(start_point, cand_b),
+        )
+        self.tree = get_parser(base.lang).parse(data, tree)
+        self.start_b = start_b
+        self.end_b = start_b + len(cand_b)
+        self.old_end_b = end_b
+        self.cand_b = cand_b
+        self.window = win
+
+
+class _Check:
+    """A splice plus the error nodes it added.
+
+    An error of the spliced tree is "old" when the base had one of the same kind starting at the
+    same place (mapped through the edit; an error that merely grew keeps its start). So a
+    candidate that leaves the user's unfinished statement as unfinished as before adds nothing,
+    while one that fixes that error but breaks something else is still caught.
+    """
+
+    __slots__ = ("splice", "added")
+
+    def __init__(self, base: _Base, start: int, end: int, candidate: str) -> None:
+        splice = _Splice(base, start, end, candidate)
+        sb, old_end, delta = splice.start_b, splice.old_end_b, splice.end_b - splice.old_end_b
+        expected: dict[tuple[str, int], int] = {}
+        for kind, pos in splice.window.errors:
+            mapped = pos if pos < sb else (pos + delta if pos >= old_end else sb)
+            expected[(kind, mapped)] = expected.get((kind, mapped), 0) + 1
+        added: list[tree_sitter.Node] = []
+        for node in _error_nodes(splice.tree.root_node):
+            key = (_error_key(node), node.start_byte)
+            if expected.get(key, 0) > 0:
+                expected[key] -= 1
+            else:
+                added.append(node)
+        self.splice = splice
+        self.added = added
+
+
+def new_errors(
+    text: str,
+    start: int,
+    end: int,
+    candidate: str,
+    lang: str | None,
+    base_tree: tree_sitter.Tree | None = None,
+) -> int:
+    """ERROR/MISSING nodes added by replacing text[start:end] (code points) with `candidate`; 0 for unknown languages."""
+    if not is_supported(lang):
+        return 0
+    assert lang is not None
+    return len(_Check(_base(text, lang, base_tree), start, end, candidate).added)
+
+
+def is_valid(
+    text: str,
+    start: int,
+    end: int,
+    candidate: str,
+    lang: str | None,
+    base_tree: tree_sitter.Tree | None = None,
+) -> bool:
+    """True when the candidate adds no syntax errors to the document."""
+    return new_errors(text, start, end, candidate, lang, base_tree) == 0
+
+
+_TOKEN = re.compile(r"\w+|\s+|[^\w\s]")
+
+
+def _token_around(cand: str, pos: int) -> tuple[int, int]:
+    """The candidate token ending at (or containing) code-point `pos`, skipping whitespace backwards."""
+    pos = max(0, min(pos, len(cand)))
+    while pos > 0 and cand[pos - 1].isspace():
+        pos -= 1
+    if pos == 0:
+        m = _TOKEN.match(cand, 0)
+        return (0, m.end()) if m else (0, 0)
+    start = pos - 1
+    if cand[start].isalnum() or cand[start] == "_":
+        while start > 0 and (cand[start - 1].isalnum() or cand[start - 1] == "_"):
+            start -= 1
+    return start, pos
+
+
+def error_char_spans(
+    text: str,
+    start: int,
+    end: int,
+    candidate: str,
+    lang: str | None,
+    base_tree: tree_sitter.Tree | None = None,
+) -> list[tuple[int, int]]:
+    """Code-point ranges inside `candidate` that the new errors point at (for renoising those tokens).
+
+    ERROR nodes contribute their overlap with the candidate; a MISSING node marks the candidate
+    token just before it. When errors were added but none touch the candidate (e.g. an unclosed
+    bracket breaking the suffix), the candidate's last token is blamed.
+    """
+    if not is_supported(lang) or not candidate:
+        return []
+    assert lang is not None
+    check = _Check(_base(text, lang, base_tree), start, end, candidate)
+    if not check.added:
+        return []
+    splice = check.splice
+    cand_b = splice.cand_b
+    ascii_cand = len(cand_b) == len(candidate)
+
+    def to_char(b: int) -> int:
+        b = max(0, min(b, len(cand_b)))
+        return b if ascii_cand else len(cand_b[:b].decode("utf-8", errors="ignore"))
+
+    spans: list[tuple[int, int]] = []
+    for node in check.added:
+        if node.is_missing:
+            if splice.start_b <= node.start_byte <= splice.end_b:
+                spans.append(_token_around(candidate, to_char(node.start_byte - splice.start_b)))
+            continue
+        lo = max(node.start_byte, splice.start_b) - splice.start_b
+        hi = min(node.end_byte, splice.end_b) - splice.start_b
+        if hi > lo:
+            spans.append((to_char(lo), to_char(hi)))
+    if not spans:
+        spans.append(_token_around(candidate, len(candidate)))
+    return _merge(spans)
+
+
+def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(s for s in spans if s[1] > s[0]):
+        if out and lo <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], hi))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+# --- trimming candidates to a plan ------------------------------------------------------------
+
+_CLOSERS = ")]}"
+_TRAILING_PUNCT = set(")]}>\"'`;,: \t")
+_MAX_PARSES = 8
+# tokens after which a cut leaves an unfinished expression
+_BAD_END = re.compile(
+    r"(?:[-+*/%=<>!&|^~.,(\[{:\\@]|\b(?:and|or|not|in|is|return|if|else|elif|for|while)\b)\s*$"
+)
+_CUT_TOKEN = re.compile(r"\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'|\w+|\s+|[^\w\s]")
+
+
+def _indent_of(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t"))]
+
+
+def _width(indent: str, tab: int = 4) -> int:
+    return sum(tab if c == "\t" else 1 for c in indent)
+
+
+def _block_outer(text: str, offset: int, kind: SpanKind) -> str:
+    """Indentation a multi-line middle must stay right of: the opener's (BLOCK) or the statement's line."""
+    line_start = text.rfind("\n", 0, offset) + 1
+    if kind is SpanKind.BLOCK:
+        pos = line_start - 1
+        while pos > 0:  # previous non-blank line
+            prev_start = text.rfind("\n", 0, pos) + 1
+            line = text[prev_start:pos]
+            if line.strip():
+                return _indent_of(line)
+            pos = prev_start - 1
+        return ""
+    line_end = text.find("\n", offset)
+    return _indent_of(text[line_start : len(text) if line_end < 0 else line_end])
+
+
+def _reindent(line: str, plan_indent: str, base: str) -> str:
+    """Move `line` from the candidate's body indentation `base` to the plan's, keeping relative depth."""
+    ind = _indent_of(line)
+    if ind.startswith(base):
+        rest = ind[len(base) :]
+    else:
+        rest = " " * max(0, _width(ind) - _width(base))
+    if "\t" in plan_indent and not plan_indent.strip("\t"):
+        rest = rest.replace("    ", "\t")
+    return plan_indent + rest + line[len(ind) :]
+
+
+def _shape_lines(text: str, offset: int, cand: str, plan: SpanPlan) -> str:
+    """Line limit, stop at the end of the enclosing block, re-indent, strip trailing whitespace."""
+    suffix = text[offset:]
+    rest_of_line = suffix.split("\n", 1)[0].rstrip("\r")
+    lines = cand.split("\n")
+    if plan.single_line:
+        lines = lines[:1]
+    else:
+        lines = lines[: max(1, plan.max_lines)]
+    if len(lines) > 1:
+        outer_indent = _block_outer(text, offset, plan.kind)
+        outer = _width(outer_indent)
+        body = [ln for ln in lines[1:] if ln.strip()]
+        base = _indent_of(body[0]) if body else ""
+        # a body shallower than the plan but still inside the block is misindented, not finished
+        reindent = bool(body) and outer < _width(base) < _width(plan.indent)
+        next_line = suffix.split("\n", 1)[1].lstrip() if "\n" in suffix else ""
+        kept = [lines[0]]
+        closer_on_line = False
+        for ln in lines[1:]:
+            if not ln.strip():
+                kept.append("")
+                continue
+            if _width(_indent_of(ln)) <= outer and plan.kind in (SpanKind.BLOCK, SpanKind.STATEMENT):
+                stripped = ln.strip()
+                if stripped[0] in _CLOSERS:
+                    # closing the block/bracket: keep it unless the suffix already closes it
+                    follows = rest_of_line.strip() or next_line
+                    if follows.startswith(stripped[0]):
+                        closer_on_line = bool(rest_of_line.strip())
+                    else:
+                        kept.append(ln)
+                break
+            kept.append(_reindent(ln, plan.indent, base) if reindent else ln)
+        while len(kept) > 1 and not kept[-1].strip():
+            kept.pop()
+        if closer_on_line and len(kept) > 1:
+            kept.append(outer_indent)  # the suffix's closer then lands on its own line
+        lines = kept
+    # strip trailing whitespace, except where it separates the last line from same-line suffix text
+    keep_tail = (
+        bool(rest_of_line) and not rest_of_line[0].isspace() and rest_of_line[0] not in _TRAILING_PUNCT
+    )
+    out = [ln.rstrip() for ln in lines[:-1]]
+    last = lines[-1]
+    if not (keep_tail and last.strip()):
+        last = last.rstrip() if last.strip() else last
+    out.append(last)
+    return "\n".join(out)
+
+
+def _drop_suffix_overlap(cand: str, suffix: str) -> str:
+    """Remove a tail of the candidate that the suffix already provides (auto-inserted closers, the next line)."""
+    rest_of_line = suffix.split("\n", 1)[0].rstrip("\r")
+    if rest_of_line and "\n" not in cand.rstrip():
+        stripped = cand.rstrip()
+        for k in range(min(len(stripped), len(rest_of_line)), 0, -1):
+            overlap = rest_of_line[:k]
+            if not stripped.endswith(overlap):
+                continue
+            if all(c in _TRAILING_PUNCT for c in overlap) or (k == len(rest_of_line.rstrip()) and k >= 4):
+                return stripped[:-k].rstrip() if all(c in _TRAILING_PUNCT for c in overlap) else stripped[:-k]
+    if "\n" in cand:
+        cand_lines = cand.split("\n")
+        head = [ln.strip() for ln in suffix.split("\n") if ln.strip()][:3]
+        for m in range(min(3, len(cand_lines) - 1, len(head)), 0, -1):
+            tail = [ln.strip() for ln in cand_lines[-m:]]
+            if tail == head[:m] and all(tail):
+                return "\n".join(cand_lines[:-m]).rstrip()
+    return cand
+
+
+def _cut_points(cand: str) -> list[int]:
+    """Prefix lengths worth trying: line ends (longest first), then token ends that finish an expression."""
+    line_ends = [i for i, c in enumerate(cand) if c == "\n" and cand[:i].strip()]
+    line_ends.sort(reverse=True)
+    token_ends: list[int] = []
+    for m in _CUT_TOKEN.finditer(cand):
+        if m.group().isspace():
+            continue
+        end = m.end()
+        if end < len(cand) and not _BAD_END.search(cand[:end]):
+            token_ends.append(end)
+    token_ends.sort(reverse=True)
+    seen: set[int] = set()
+    out: list[int] = []
+    for p in line_ends + token_ends:
+        if p not in seen and p > 0:
+            seen.add(p)
+            out.append(p)
+    return out
+
+
+def cut_candidate(
+    text: str,
+    offset: int,
+    candidate: str,
+    plan: SpanPlan,
+    lang: str | None,
+    base_tree: tree_sitter.Tree | None = None,
+) -> str:
+    """Trim a raw candidate to what the plan allows and the syntax accepts.
+
+    Order: line limit / block end / re-indent, drop what the suffix already has, then, if the
+    result adds syntax errors, the longest clean prefix at a line end or token boundary
+    (bounded to a few incremental parses). Falls back to the shaped candidate when no prefix is clean.
+    """
+    if plan.kind is SpanKind.NONE or not candidate:
+        return ""
+    offset = max(0, min(offset, len(text)))
+    cand = candidate.replace("\r\n", "\n")
+    cand = _shape_lines(text, offset, cand, plan)
+    cand = _drop_suffix_overlap(cand, text[offset:])
+    if not cand.strip() or not is_supported(lang):
+        return cand if cand.strip() else ""
+    assert lang is not None
+    base = _base(text, lang, base_tree)
+    if not _Check(base, offset, offset, cand).added:
+        return cand
+    for parses, cut in enumerate(_cut_points(cand), start=2):
+        if parses > _MAX_PARSES:
+            break
+        prefix = cand[:cut].rstrip()
+        if prefix and not _Check(base, offset, offset, prefix).added:
+            return prefix
+    return cand

@@ -1,0 +1,230 @@
+"""Per-document text + syntax tree, kept in sync with LSP incremental changes.
+
+Three coordinate systems meet here: LSP positions count UTF-16 code units, Python strings
+count code points, tree-sitter counts UTF-8 bytes. Everything public takes/returns
+code-point offsets (or LSP line/UTF-16 column); bytes stay internal.
+"""
+
+from __future__ import annotations
+
+import re
+
+import tree_sitter
+
+from .languages import get_parser, is_supported
+
+_ASTRAL = re.compile("[\U00010000-\U0010ffff]")  # chars that take two UTF-16 units
+
+
+def utf16_to_chars(line: str, col16: int) -> int:
+    """Code-point column for a UTF-16 column in `line` (clamped; mid-surrogate rounds up)."""
+    if col16 <= 0:
+        return 0
+    if not _ASTRAL.search(line):
+        return min(col16, len(line))
+    units = 0
+    for i, ch in enumerate(line):
+        if units >= col16:
+            return i
+        units += 2 if ord(ch) > 0xFFFF else 1
+    return len(line)
+
+
+def chars_to_utf16(line: str, col: int) -> int:
+    """UTF-16 column for a code-point column in `line`."""
+    head = line[:col]
+    return len(head) + len(_ASTRAL.findall(head))
+
+
+class TextIndex:
+    """A str with its UTF-8 bytes, converting between code-point and byte offsets.
+
+    ASCII text (the common case) converts for free; other text uses byte offsets of every
+    _CHUNK-th code point, built on first use, so a conversion encodes at most one chunk.
+    """
+
+    __slots__ = ("text", "data", "ascii", "_chunks")
+
+    _CHUNK = 2048
+
+    def __init__(self, text: str, data: bytes | None = None) -> None:
+        self.text = text
+        self.data = text.encode("utf-8") if data is None else data
+        self.ascii = len(self.data) == len(text)
+        self._chunks: list[int] | None = None
+
+    def byte_offset(self, char_offset: int) -> int:
+        char_offset = max(0, min(char_offset, len(self.text)))
+        if self.ascii:
+            return char_offset
+        if len(self.text) <= self._CHUNK:
+            return len(self.text[:char_offset].encode("utf-8"))
+        if self._chunks is None:
+            text, step, acc = self.text, self._CHUNK, 0
+            chunks = [0]
+            for i in range(0, len(text), step):
+                acc += len(text[i : i + step].encode("utf-8"))
+                chunks.append(acc)
+            self._chunks = chunks
+        k = char_offset // self._CHUNK
+        return self._chunks[k] + len(self.text[k * self._CHUNK : char_offset].encode("utf-8"))
+
+    def char_offset(self, byte_offset: int) -> int:
+        byte_offset = max(0, min(byte_offset, len(self.data)))
+        if self.ascii:
+            return byte_offset
+        return len(self.data[:byte_offset].decode("utf-8", errors="ignore"))
+
+    def point(self, byte_offset: int) -> tuple[int, int]:
+        """tree-sitter (row, byte column) of a byte offset."""
+        row = self.data.count(b"\n", 0, byte_offset)
+        return row, byte_offset - (self.data.rfind(b"\n", 0, byte_offset) + 1)
+
+
+def advance_point(point: tuple[int, int], inserted: bytes) -> tuple[int, int]:
+    """The point reached after inserting `inserted` at `point` (for tree.edit's new_end_point)."""
+    newlines = inserted.count(b"\n")
+    if newlines == 0:
+        return point[0], point[1] + len(inserted)
+    return point[0] + newlines, len(inserted) - (inserted.rfind(b"\n") + 1)
+
+
+def parse(text: str | bytes, lang: str | None) -> tree_sitter.Tree | None:
+    """A fresh tree for `text`, or None when the language is unknown."""
+    if not is_supported(lang):
+        return None
+    assert lang is not None
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    return get_parser(lang).parse(data)
+
+
+def _line_starts(text: str) -> list[int]:
+    starts = [0]
+    find = text.find
+    i = find("\n")
+    while i >= 0:
+        starts.append(i + 1)
+        i = find("\n", i + 1)
+    return starts
+
+
+class SyntaxDocument:
+    """Keeps a tree per open document, edited incrementally (tree.edit + reparse with the old tree),
+    not reparsed from scratch per keystroke.
+
+    Lines are split on "\\n" only; a "\\r" before it is treated as part of the line break when
+    clamping columns.
+    """
+
+    def __init__(self, text: str, lang: str | None) -> None:
+        self.lang: str | None = lang if is_supported(lang) else None
+        self.text: str = ""
+        self.tree: tree_sitter.Tree | None = None
+        self._data: bytes = b""
+        self._starts: list[int] = [0]
+        self.replace_all(text)
+
+    # --- positions -------------------------------------------------------------------------
+
+    @property
+    def line_count(self) -> int:
+        return len(self._starts)
+
+    def line_text(self, line: int) -> str:
+        """Line `line` without its line break (empty past the end)."""
+        if line < 0 or line >= len(self._starts):
+            return ""
+        start = self._starts[line]
+        end = self._starts[line + 1] - 1 if line + 1 < len(self._starts) else len(self.text)
+        if end > start and self.text[end - 1] == "\r" and line + 1 < len(self._starts):
+            end -= 1
+        return self.text[start:end]
+
+    def offset_at(self, line: int, col_utf16: int) -> int:
+        """Code-point offset of an LSP position; positions past a line's end or the document's end clamp."""
+        if line < 0:
+            return 0
+        if line >= len(self._starts):
+            return len(self.text)
+        return self._starts[line] + utf16_to_chars(self.line_text(line), col_utf16)
+
+    def position_at(self, offset: int) -> tuple[int, int]:
+        """LSP (line, UTF-16 column) of a code-point offset."""
+        offset = max(0, min(offset, len(self.text)))
+        line = self.position_line(offset)
+        start = self._starts[line]
+        return line, chars_to_utf16(self.text[start:offset], offset - start)
+
+    def index(self) -> TextIndex:
+        """A TextIndex over the current text, sharing the already-encoded bytes."""
+        return TextIndex(self.text, self._data)
+
+    # --- edits -----------------------------------------------------------------------------
+
+    def replace_all(self, text: str) -> None:
+        """Full-document sync: a fresh parse (an edit covering everything could reuse nothing)."""
+        self.text = text
+        self._data = text.encode("utf-8")
+        self._starts = _line_starts(text)
+        self.tree = parse(self._data, self.lang)
+
+    def apply_change(
+        self, start_line: int, start_col_utf16: int, end_line: int, end_col_utf16: int, new_text: str
+    ) -> None:
+        """Apply one LSP incremental change (UTF-16 columns), editing the tree and reparsing incrementally."""
+        start = self.offset_at(start_line, start_col_utf16)
+        end = self.offset_at(end_line, end_col_utf16)
+        if end < start:
+            start, end = end, start
+        old_text = self.text
+        # line bookkeeping: lines strictly inside the replaced range disappear
+        first = self.position_line(start)
+        last = self.position_line(end)
+        delta = len(new_text) - (end - start)
+        added = [start + m + 1 for m in _newline_positions(new_text)]
+        tail = self._starts[last + 1 :]
+        if delta:
+            tail = [s + delta for s in tail]
+        self._starts = self._starts[: first + 1] + added + tail
+
+        self.text = old_text[:start] + new_text + old_text[end:]
+        if self.tree is None or self.lang is None:
+            self._data = self.text.encode("utf-8")
+            return
+        old_data = self._data
+        start_b = self._byte_offset_in(old_text, old_data, start)
+        end_b = self._byte_offset_in(old_text, old_data, end)
+        new_b = new_text.encode("utf-8")
+        self._data = old_data[:start_b] + new_b + old_data[end_b:]
+        start_point = (first, start_b - (old_data.rfind(b"\n", 0, start_b) + 1))
+        end_point = (last, end_b - (old_data.rfind(b"\n", 0, end_b) + 1))
+        self.tree.edit(
+            start_b, end_b, start_b + len(new_b), start_point, end_point, advance_point(start_point, new_b)
+        )
+        self.tree = get_parser(self.lang).parse(self._data, self.tree)
+
+    def position_line(self, offset: int) -> int:
+        """0-based line of a code-point offset."""
+        lo, hi = 0, len(self._starts) - 1
+        while lo < hi:
+            mid = (lo + hi + 1) // 2
+            if self._starts[mid] <= offset:
+                lo = mid
+            else:
+                hi = mid - 1
+        return lo
+
+    @staticmethod
+    def _byte_offset_in(text: str, data: bytes, offset: int) -> int:
+        if len(data) == len(text):
+            return offset
+        return len(text[:offset].encode("utf-8"))
+
+
+def _newline_positions(s: str) -> list[int]:
+    out: list[int] = []
+    i = s.find("\n")
+    while i >= 0:
+        out.append(i)
+        i = s.find("\n", i + 1)
+    return out

@@ -1,0 +1,179 @@
+"""Language names, LSP languageId / file-extension mapping, and cached tree-sitter parsers.
+
+Grammars come from the per-language wheels (tree-sitter-python, ...), imported lazily so a
+missing wheel only disables its language instead of breaking the daemon.
+"""
+
+from __future__ import annotations
+
+import importlib
+import threading
+from collections.abc import Callable
+
+import tree_sitter
+
+SUPPORTED: tuple[str, ...] = (
+    "python",
+    "javascript",
+    "typescript",
+    "tsx",
+    "go",
+    "rust",
+    "java",
+    "c",
+    "cpp",
+    "lua",
+    "bash",
+    "json",
+)
+
+# language name -> (module, function returning the grammar pointer)
+_GRAMMARS: dict[str, tuple[str, str]] = {
+    "python": ("tree_sitter_python", "language"),
+    "javascript": ("tree_sitter_javascript", "language"),
+    "typescript": ("tree_sitter_typescript", "language_typescript"),
+    "tsx": ("tree_sitter_typescript", "language_tsx"),
+    "go": ("tree_sitter_go", "language"),
+    "rust": ("tree_sitter_rust", "language"),
+    "java": ("tree_sitter_java", "language"),
+    "c": ("tree_sitter_c", "language"),
+    "cpp": ("tree_sitter_cpp", "language"),
+    "lua": ("tree_sitter_lua", "language"),
+    "bash": ("tree_sitter_bash", "language"),
+    "json": ("tree_sitter_json", "language"),
+}
+
+# LSP languageId -> language name (ids as listed in the LSP spec, plus common editor aliases)
+_LANGUAGE_IDS: dict[str, str] = {
+    "python": "python",
+    "py": "python",
+    "javascript": "javascript",
+    "javascriptreact": "javascript",  # JSX is part of the javascript grammar
+    "js": "javascript",
+    "jsx": "javascript",
+    "typescript": "typescript",
+    "ts": "typescript",
+    "typescriptreact": "tsx",
+    "tsx": "tsx",
+    "go": "go",
+    "golang": "go",
+    "rust": "rust",
+    "rs": "rust",
+    "java": "java",
+    "c": "c",
+    "cpp": "cpp",
+    "c++": "cpp",
+    "cuda-cpp": "cpp",
+    "objective-cpp": "cpp",
+    "lua": "lua",
+    "shellscript": "bash",
+    "sh": "bash",
+    "bash": "bash",
+    "zsh": "bash",
+    "json": "json",
+    "jsonc": "json",
+    "json5": "json",
+}
+
+_EXTENSIONS: dict[str, str] = {
+    ".py": "python",
+    ".pyi": "python",
+    ".pyw": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "javascript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".cts": "typescript",
+    ".tsx": "tsx",
+    ".go": "go",
+    ".rs": "rust",
+    ".java": "java",
+    ".c": "c",
+    ".h": "c",
+    ".cc": "cpp",
+    ".cpp": "cpp",
+    ".cxx": "cpp",
+    ".c++": "cpp",
+    ".hpp": "cpp",
+    ".hh": "cpp",
+    ".hxx": "cpp",
+    ".cu": "cpp",
+    ".lua": "lua",
+    ".sh": "bash",
+    ".bash": "bash",
+    ".zsh": "bash",
+    ".json": "json",
+    ".jsonc": "json",
+    ".json5": "json",
+}
+
+
+def _extension_language(path: str) -> str | None:
+    # Works for plain paths and file:// URIs alike: only the last segment matters.
+    name = path.split("?", 1)[0].split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
+    if name in (".bashrc", ".zshrc", ".profile", ".bash_profile"):
+        return "bash"
+    dot = name.rfind(".")
+    return _EXTENSIONS.get(name[dot:].lower()) if dot > 0 else None
+
+
+def language_for(language_id: str | None, path: str | None = None) -> str | None:
+    """The tree-sitter language for an LSP languageId, falling back to the path's extension.
+
+    The id wins because editors know better than the extension (e.g. a shebang script).
+    """
+    if language_id:
+        lang = _LANGUAGE_IDS.get(language_id.strip().lower())
+        if lang is not None:
+            return lang
+    if path:
+        return _extension_language(path)
+    return None
+
+
+_languages: dict[str, tree_sitter.Language] = {}
+_languages_lock = threading.Lock()
+_local = threading.local()  # parsers are not thread-safe: one set per thread
+
+
+def get_language(lang: str) -> tree_sitter.Language:
+    """The grammar for `lang`, loaded once per process."""
+    language = _languages.get(lang)
+    if language is not None:
+        return language
+    if lang not in _GRAMMARS:
+        raise KeyError(f"unsupported language: {lang!r}")
+    module_name, fn_name = _GRAMMARS[lang]
+    with _languages_lock:
+        language = _languages.get(lang)
+        if language is None:
+            fn: Callable[[], object] = getattr(importlib.import_module(module_name), fn_name)
+            language = tree_sitter.Language(fn())
+            _languages[lang] = language
+    return language
+
+
+def get_parser(lang: str) -> tree_sitter.Parser:
+    """A parser for `lang`, cached per language (and per thread, since parsers hold state)."""
+    parsers: dict[str, tree_sitter.Parser] | None = getattr(_local, "parsers", None)
+    if parsers is None:
+        parsers = {}
+        _local.parsers = parsers
+    parser = parsers.get(lang)
+    if parser is None:
+        parser = tree_sitter.Parser(get_language(lang))
+        parsers[lang] = parser
+    return parser
+
+
+def is_supported(lang: str | None) -> bool:
+    """True when `lang` has a grammar we can load."""
+    if lang is None or lang not in _GRAMMARS:
+        return False
+    try:
+        get_language(lang)
+    except (ImportError, AttributeError):
+        return False
+    return True

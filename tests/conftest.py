@@ -1,0 +1,62 @@
+"""Shared fixtures: a tiny real checkpoint on disk and a real daemon over stdio (pytest-lsp)."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+import pytest_asyncio
+from lsprotocol import types as lsp
+from pytest_lsp import ClientServerConfig, LanguageClient
+
+from .helpers import make_tiny_checkpoint
+
+
+@pytest.fixture(scope="session")
+def tiny_model(tmp_path_factory) -> Path:
+    return make_tiny_checkpoint(tmp_path_factory.mktemp("models") / "tiny")
+
+
+@pytest.fixture(scope="session")
+def tiny_mask_model(tmp_path_factory) -> Path:
+    return make_tiny_checkpoint(tmp_path_factory.mktemp("models") / "tiny-mask", mode="mask", seed=1)
+
+
+def inline_capabilities(progress: bool = True) -> lsp.ClientCapabilities:
+    """What VS Code / Neovim 0.12 declare (pytest-lsp's snapshots lack inline completion)."""
+    return lsp.ClientCapabilities(
+        text_document=lsp.TextDocumentClientCapabilities(
+            inline_completion=lsp.InlineCompletionClientCapabilities(dynamic_registration=False),
+            synchronization=lsp.TextDocumentSyncClientCapabilities(did_save=True),
+        ),
+        window=lsp.WindowClientCapabilities(work_done_progress=progress),
+        general=lsp.GeneralClientCapabilities(position_encodings=[lsp.PositionEncodingKind.Utf16]),
+    )
+
+
+async def start_daemon(*args: str, init_options: dict | None = None, progress: bool = True,
+                       capabilities: lsp.ClientCapabilities | None = None) -> LanguageClient:
+    config = ClientServerConfig(server_command=[sys.executable, "-m", "dgcomplete", "serve", *args])
+    client = await config.start()
+    await client.initialize_session(lsp.InitializeParams(
+        capabilities=capabilities or inline_capabilities(progress),
+        initialization_options=init_options or {},
+        process_id=None,
+    ))
+    return client
+
+
+async def stop_daemon(client: LanguageClient) -> None:
+    try:
+        await client.shutdown_session()
+    except Exception:
+        pass
+    await client.stop()
+
+
+@pytest_asyncio.fixture
+async def daemon(tiny_model):
+    client = await start_daemon("--model", str(tiny_model), "--threads", "1")
+    yield client
+    await stop_daemon(client)

@@ -1,0 +1,349 @@
+"""Syntax layer against the real tree-sitter grammars: mapping, incremental sync, planning, checks."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from dgcomplete.syntax import (
+    SUPPORTED,
+    SyntaxDocument,
+    cut_candidate,
+    error_char_spans,
+    error_count,
+    get_parser,
+    is_valid,
+    language_for,
+    new_errors,
+    parse,
+    plan_span,
+)
+from dgcomplete.syntax import check as check_mod
+from dgcomplete.types import SpanKind, SpanPlan
+
+
+def _at(src: str) -> tuple[str, int]:
+    """Split a snippet with a `|` cursor marker into (text, offset)."""
+    offset = src.index("|")
+    return src[:offset] + src[offset + 1 :], offset
+
+
+def _plan(src: str, lang: str | None, **kw: int) -> SpanPlan:
+    text, offset = _at(src)
+    return plan_span(text, offset, lang, **kw)
+
+
+# --- languages --------------------------------------------------------------------------------
+
+
+def test_language_for_ids_aliases_and_extensions() -> None:
+    assert language_for("python") == "python"
+    assert language_for("javascriptreact") == "javascript"
+    assert language_for("typescriptreact") == "tsx"
+    assert language_for("shellscript") == "bash"
+    assert language_for("jsonc") == "json"
+    assert language_for("cpp") == "cpp"
+    # the id wins over the extension; unknown ids fall back to the path (plain or URI)
+    assert language_for("python", "file:///x/script.sh") == "python"
+    assert language_for("plaintext", "file:///x/main.rs") == "rust"
+    assert language_for(None, "src/App.TSX") == "tsx"
+    assert language_for(None, "file:///a/b/lib.h") == "c"
+    assert language_for(None, "README.md") is None
+    assert language_for(None, "Makefile") is None
+    assert language_for(None) is None
+
+
+_VALID = {
+    "python": "def f(x):\n    return x + 1\n",
+    "javascript": "function f(x) { return <div>{x}</div>; }\n",
+    "typescript": "function f(x: number): number { return x + 1; }\n",
+    "tsx": "const f = (x: number) => <b>{x}</b>;\n",
+    "go": "package main\n\nfunc f(x int) int { return x + 1 }\n",
+    "rust": "fn f(x: i32) -> i32 { x + 1 }\n",
+    "java": "class A { int f(int x) { return x + 1; } }\n",
+    "c": "int f(int x) { return x + 1; }\n",
+    "cpp": "template <class T> T f(T x) { return x + 1; }\n",
+    "lua": "local function f(x)\n  return x + 1\nend\n",
+    "bash": 'f() {\n  echo "$1"\n}\n',
+    "json": '{"a": [1, 2, {"b": null}]}\n',
+}
+
+
+@pytest.mark.parametrize("lang", SUPPORTED)
+def test_every_supported_language_parses(lang: str) -> None:
+    tree = get_parser(lang).parse(_VALID[lang].encode())
+    assert error_count(tree) == 0, str(tree.root_node)
+    assert get_parser(lang) is get_parser(lang)  # cached
+    broken = (
+        _VALID[lang].replace("(", "(((", 1) if "(" in _VALID[lang] else _VALID[lang].replace("[", "[[[", 1)
+    )
+    assert error_count(get_parser(lang).parse(broken.encode())) > 0
+
+
+# --- documents --------------------------------------------------------------------------------
+
+
+def _assert_in_sync(doc: SyntaxDocument) -> None:
+    fresh = parse(doc.text, doc.lang)
+    assert doc.tree is not None and fresh is not None
+    assert str(doc.tree.root_node) == str(fresh.root_node)
+    assert doc.tree.root_node.end_byte == len(doc.text.encode())
+
+
+def test_incremental_changes_use_utf16_columns_and_match_a_full_parse() -> None:
+    doc = SyntaxDocument('s = "😀é"\nx = 1\n', "python")
+    # line 0 is `s = "😀é"`: the emoji takes two UTF-16 units, so é is at UTF-16 column 7
+    assert doc.offset_at(0, 7) == doc.text.index("é")
+    doc.apply_change(0, 7, 0, 8, "日本")  # replace é
+    assert doc.text == 's = "😀日本"\nx = 1\n'
+    _assert_in_sync(doc)
+    doc.apply_change(1, 4, 1, 5, "foo(\n    1,\n    2)")  # multi-line insertion
+    assert doc.text == 's = "😀日本"\nx = foo(\n    1,\n    2)\n'
+    _assert_in_sync(doc)
+    doc.apply_change(0, 9, 3, 6, "")  # delete across lines, after the CJK chars
+    assert doc.text == 's = "😀日本\n'
+    _assert_in_sync(doc)
+    assert error_count(doc.tree) > 0  # unterminated string now
+    assert doc.position_at(doc.text.index("日")) == (0, 7)
+
+
+def test_apply_change_reparses_with_the_old_tree(monkeypatch: pytest.MonkeyPatch) -> None:
+    import dgcomplete.syntax.document as document_mod
+
+    calls: list[bool] = []
+    real = document_mod.get_parser
+
+    class Recorder:
+        def __init__(self, lang: str) -> None:
+            self.parser = real(lang)
+
+        def parse(self, data: bytes, old_tree: object = None) -> object:
+            calls.append(old_tree is not None)
+            return self.parser.parse(data) if old_tree is None else self.parser.parse(data, old_tree)
+
+    doc = SyntaxDocument("def f():\n    return 1\n", "python")
+    monkeypatch.setattr(document_mod, "get_parser", Recorder)
+    doc.apply_change(1, 11, 1, 12, "2")
+    assert calls == [True]
+    _assert_in_sync(doc)
+
+
+def test_offset_at_clamps_past_line_and_document_end() -> None:
+    doc = SyntaxDocument("ab\r\ncd", None)
+    assert doc.tree is None
+    assert doc.offset_at(0, 99) == 2  # before the \r\n
+    assert doc.offset_at(1, 1) == 5
+    assert doc.offset_at(7, 0) == len(doc.text)
+    doc.apply_change(0, 1, 1, 1, "X")
+    assert doc.text == "aXd"
+
+
+@pytest.mark.parametrize("lang", ["python", "javascript"])
+def test_random_edits_stay_in_sync_with_full_parse(lang: str) -> None:
+    rng = random.Random(7)
+    pieces = ["x", "(", ")", "\n", "    ", "😀", "é", "日本", '"', "foo(1, 2)", ": ", "{", "}", ";"]
+    doc = SyntaxDocument(_VALID[lang] * 3, lang)
+    for _ in range(60):
+        text = doc.text
+        a, b = sorted(rng.randrange(len(text) + 1) for _ in range(2))
+        if rng.random() < 0.6:
+            b = a
+        new = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 3)))
+        (l1, c1), (l2, c2) = doc.position_at(a), doc.position_at(b)
+        doc.apply_change(l1, c1, l2, c2, new)
+        assert doc.text == text[:a] + new + text[b:]
+        _assert_in_sync(doc)
+
+
+# --- planning ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("src", "lang", "kind"),
+    [
+        ("def f(x):\n    |", "python", SpanKind.BLOCK),
+        ("class A:\n    def f(self):\n        |\n    def g(self):\n        pass\n", "python", SpanKind.BLOCK),
+        ("import os\n|\nprint(1)\n", "python", SpanKind.LINE),
+        ("x = compute(1)|\n", "python", SpanKind.LINE),
+        ("x = foo|bar + 1\n", "python", SpanKind.REST_OF_LINE),
+        ("x = foo(a, |)\n", "python", SpanKind.ARGS),
+        ("x = foo(a, |\n", "python", SpanKind.ARGS),
+        ("if (x) {\n  console.log(|);\n}\n", "javascript", SpanKind.ARGS),
+        ("x = (|\n", "python", SpanKind.STATEMENT),
+        ("total = a +|\n", "python", SpanKind.STATEMENT),
+        ("fn main() {\n    let v = |\n}\n", "rust", SpanKind.STATEMENT),
+        ("function f() {\n  |\n}\n", "javascript", SpanKind.BLOCK),
+        ("func main() {\n\t|\n}\n", "go", SpanKind.BLOCK),
+        ('msg = "hel|lo world"\n', "python", SpanKind.NONE),
+        ("x = 1  # a comm|ent\n", "python", SpanKind.NONE),
+        ("x = |compute(alpha, beta)\n", "python", SpanKind.NONE),
+        ('print("done: |")\n', "python", SpanKind.REST_OF_LINE),
+        ("# TODO: handle the |", "python", SpanKind.REST_OF_LINE),
+        ("|", "python", SpanKind.LINE),
+    ],
+)
+def test_plan_kinds(src: str, lang: str, kind: SpanKind) -> None:
+    plan = _plan(src, lang)
+    assert plan.kind is kind, plan
+
+
+def test_plan_block_indent_and_budgets() -> None:
+    plan = _plan("def f(x):\n|", "python", max_lines=6, max_tokens=40)
+    assert (plan.kind, plan.indent, plan.max_lines, plan.max_tokens) == (SpanKind.BLOCK, "    ", 6, 40)
+    go = _plan("func main() {\n\t|\n}\n", "go")
+    assert go.indent == "\t" and go.max_lines > 1
+    js = _plan("function f() {\n  |\n}\n", "javascript")
+    assert js.indent == "  "
+    rest = _plan("x = foo|bar\n", "python")
+    assert rest.single_line and rest.max_tokens == 24
+    line = _plan("x = 1\n|", "python")
+    assert line.single_line and line.max_tokens == 32
+    stmt = _plan("x = [|\n", "python")
+    assert stmt.kind is SpanKind.STATEMENT and 1 < stmt.max_lines <= 4 and stmt.max_tokens == 48
+    none = _plan('s = "héllo 😀 wor|ld"\n', "python")
+    assert none.kind is SpanKind.NONE and "string" in none.reason
+
+
+def test_plan_block_with_a_body_below_gets_fewer_lines() -> None:
+    empty = _plan("def f(x):\n    |\n\ndef g():\n    pass\n", "python", max_lines=8)
+    assert empty.kind is SpanKind.BLOCK and empty.max_lines == 8
+    top = _plan("def f(x):\n    |\n    return x\n", "python", max_lines=8)
+    assert top.kind is SpanKind.BLOCK and 1 < top.max_lines < 8
+
+
+def test_plan_unknown_language_is_text_only() -> None:
+    assert _plan("foo |bar\n", None).kind is SpanKind.REST_OF_LINE
+    assert _plan("foo bar|\n", None).kind is SpanKind.LINE
+    assert _plan("section:\n|", None).kind is SpanKind.BLOCK
+    assert _plan("rule {\n  |\n}", None).kind is SpanKind.BLOCK
+
+
+# --- checks -----------------------------------------------------------------------------------
+
+
+def test_new_errors_compares_with_the_document() -> None:
+    text, off = _at("x = 1\n|\ny = 2\n")
+    assert new_errors(text, off, off, "z = foo(1)", "python") == 0
+    assert new_errors(text, off, off, "z = foo(", "python") > 0
+    assert not is_valid(text, off, off, "z = foo(", "python")
+    # the document is already broken elsewhere: a valid candidate still adds nothing
+    broken, off2 = _at("def g(:\n    pass\n\nx = 1\n|\n")
+    assert error_count(parse(broken, "python")) > 0
+    assert new_errors(broken, off2, off2, "z = foo(1)", "python") == 0
+    assert new_errors(broken, off2, off2, "z = foo(1", "python") > 0
+    # replacing a range, and unknown languages
+    assert new_errors("x = foo(1, 2)\n", 8, 12, "3", "python") == 0
+    assert new_errors("x = foo(1, 2)\n", 8, 13, "3", "python") > 0
+    assert new_errors("x = (", 5, 5, "(((", None) == 0
+
+
+def test_new_errors_accepts_completing_an_unfinished_line() -> None:
+    text, off = _at("result = compute(a, |\nprint(result)\n")
+    assert new_errors(text, off, off, "b)", "python") == 0
+    assert new_errors(text, off, off, "b))", "python") > 0
+
+
+_BIG = {
+    # (one definition, a line to put the cursor after, candidates: valid, broken, broken, valid)
+    "python": (
+        "def f{i}(a, b):\n    s = 'ü😀'\n    if a > {i}:\n        return a + b\n\n    return b\n\n\n",
+        "        return a + b\n",
+        ["    x = a * b\n", "    x = foo(a,\n", "        return (a\n", "    return [a, b]\n"],
+    ),
+    "javascript": (
+        "  m{i}(a, b) {{\n    const s = 'ü😀';\n    if (a > {i}) {{\n      return a + b;\n    }}\n    return b;\n  }}\n\n",
+        "      return a + b;\n",
+        [
+            "      const x = a * b;\n",
+            "      const x = foo(a,\n",
+            "      return (a;\n",
+            "      return [a, b];\n",
+        ],
+    ),
+}
+
+
+@pytest.mark.parametrize("lang", ["python", "javascript"])
+def test_large_document_checks_agree_with_whole_document_checks(
+    lang: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    unit, anchor, cases = _BIG[lang]
+    body = "".join(unit.format(i=i) for i in range(700))
+    text = (
+        "def broken(:\n    pass\n\n" + body
+        if lang == "python"
+        else "let broken = (;\nclass A {\n" + body + "}\n"
+    )
+    assert len(text.encode()) > 2 * check_mod._SMALL_DOC  # exercises the windowed path
+    doc = SyntaxDocument(text, lang)
+    assert error_count(doc.tree) > 0  # already broken far from the cursor
+    off = text.index(anchor, len(text) // 2) + len(anchor)
+    base = check_mod._base(doc.text, lang, doc.tree)
+    window = base.window(base.index.byte_offset(off), base.index.byte_offset(off))
+    assert 0 < len(window.data) < 1000  # only the definition around the cursor is reparsed
+    windowed = [new_errors(doc.text, off, off, c, lang, doc.tree) for c in cases]
+    spans = [error_char_spans(doc.text, off, off, c, lang, doc.tree) for c in cases]
+    monkeypatch.setattr(check_mod, "_SMALL_DOC", 10**9)  # force whole-document checks
+    check_mod._cache.clear()
+    whole = [new_errors(doc.text, off, off, c, lang, doc.tree) for c in cases]
+    assert [n > 0 for n in windowed] == [n > 0 for n in whole] == [False, True, True, False]
+    assert [bool(s) for s in spans] == [False, True, True, False]
+    assert all(cases[i][a:b].strip() for i in (1, 2) for a, b in spans[i])
+
+
+def test_error_char_spans_point_at_the_broken_part() -> None:
+    text, off = _at("x = 1\n|\ny = 2\n")
+    cand = "z = foo(1, 2 3)"
+    spans = error_char_spans(text, off, off, cand, "python")
+    assert spans and all(cand[a:b].strip() in ("3", "2 3") for a, b in spans)
+    assert error_char_spans(text, off, off, "z = foo(1, 2, 3)", "python") == []
+    # code-point offsets inside the candidate, after multi-byte characters
+    js, off = _at('let s = "😀";\n|\n')
+    cand = 'let t = "日本😀" +;'
+    spans = error_char_spans(js, off, off, cand, "javascript")
+    assert spans and all(cand[a:b] == "+" for a, b in spans)
+
+
+def test_error_char_spans_blames_the_unclosed_tail() -> None:
+    text, off = _at("x = 1\n|\n")
+    cand = "y = [1, 2"
+    spans = error_char_spans(text, off, off, cand, "python")
+    assert spans and spans[-1][1] == len(cand)
+
+
+def _cut(src: str, cand: str, lang: str | None, plan: SpanPlan | None = None) -> str:
+    text, off = _at(src)
+    plan = plan or plan_span(text, off, lang)
+    return cut_candidate(text, off, cand, plan, lang)
+
+
+def test_cut_candidate_single_line_and_duplicate_closers() -> None:
+    assert _cut("x = foo(a, |)\n", "b, c)\nprint(x)", "python") == "b, c"
+    assert _cut("print(foo(|))\n", "1, 2))", "python") == "1, 2"
+    assert _cut("print(|)\n", '"hi")', "python") == '"hi"'
+    assert _cut("x = |foo\n", "await ", "python") == "await "  # the space separates it from `foo`
+    assert _cut("x = 1\n|", "y = 2   \nz = 3", "python") == "y = 2"
+    none = SpanPlan(SpanKind.NONE, reason="test")
+    assert _cut("x = 1\n|", "y = 2", "python", none) == ""
+
+
+def test_cut_candidate_blocks_stop_at_the_block_end_and_reindent() -> None:
+    src = "def f(x):\n    |"
+    assert _cut(src, "y = x + 1\n    return y\n\ndef g():\n    pass", "python") == "y = x + 1\n    return y"
+    assert _cut(src, "y = x + 1\n  return y", "python") == "y = x + 1\n    return y"
+    js = "function f() {\n  |\n}\n"
+    assert _cut(js, "const y = 1;  \n  return y;\n}\n", "javascript") == "const y = 1;\n  return y;"
+    # no closing brace in the suffix: keep the model's
+    assert _cut("function f() {\n  |", "return 1;\n}\nfoo();", "javascript") == "return 1;\n}"
+    plan = SpanPlan(SpanKind.BLOCK, max_lines=2, indent="    ")
+    assert _cut(src, "a = 1\n    b = 2\n    c = 3", "python", plan) == "a = 1\n    b = 2"
+
+
+def test_cut_candidate_prefers_the_longest_clean_prefix() -> None:
+    assert _cut("x = |\ny = 2\n", "compute(1, 2) + (3", "python") == "compute(1, 2)"
+    assert _cut("x = (|\n", "1 + 2)\ny = 3", "python") == "1 + 2)"
+    block = "def f(x):\n    |"
+    assert _cut(block, "a = 1\n    b = foo(", "python") == "a = 1"
+    # unknown language: shaped but not parsed
+    assert _cut("foo(|)\n", "1, 2)", None, SpanPlan(SpanKind.ARGS)) == "1, 2"
