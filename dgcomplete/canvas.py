@@ -19,7 +19,6 @@ from torch import Tensor
 from .model.tokenizer import Tokenizer
 
 WORD_TAIL = re.compile(r"[A-Za-z0-9_]+$")
-WINDOW_STEP = 4096  # characters: the prefix window's start snaps to multiples of this
 
 
 @dataclass
@@ -40,15 +39,16 @@ def heal(prefix: str, max_chars: int = 24) -> Healing:
 def prefix_window(prefix: str, max_chars: int) -> int:
     """Start offset of the prefix text the model sees.
 
-    Snapped to WINDOW_STEP and then to a line start, so typing moves it only every few thousand characters:
-    between moves the cached keys/values stay valid and a keystroke costs only its own tokens.
+    Snapped to multiples of half the window and then to a line start, so typing moves it only every
+    ``max_chars / 2`` characters: between moves the cached keys/values stay valid and a keystroke costs only
+    its own tokens. The window holds between half and all of ``max_chars``.
     """
     if len(prefix) <= max_chars:
         return 0
-    start = len(prefix) - max_chars
-    start = ((start + WINDOW_STEP - 1) // WINDOW_STEP) * WINDOW_STEP
+    step = max(1, max_chars // 2)
+    start = ((len(prefix) - max_chars) // step + 1) * step
     nl = prefix.find("\n", start)
-    return nl + 1 if nl != -1 and nl < len(prefix) else start
+    return nl + 1 if nl != -1 else start
 
 
 def prefix_ids(tok: Tokenizer, prefix: str, max_tokens: int, max_chars: int) -> tuple[list[int], int]:

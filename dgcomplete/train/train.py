@@ -62,7 +62,7 @@ def corrupt(free: torch.Tensor, mode: str, vocab: int, mask_id: int, g: torch.Ge
     return noisy, hit
 
 
-def losses(model: DiffusionGemma, batch: Batch, mode: str, g: torch.Generator, *, fill_weight: float = 0.5,
+def losses(model: DiffusionGemma, batch: Batch, mode: str, g: torch.Generator, *, fill_weight: float = 0.1,
            self_cond: bool = True) -> dict[str, torch.Tensor]:
     cfg = model.cfg
     n = batch.free

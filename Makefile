@@ -1,0 +1,54 @@
+# dgcomplete — every target bootstraps .venv itself (CPU torch pinned: plain `torch` pulls a multi-GB CUDA build).
+VENV   ?= .venv
+PY     := $(VENV)/bin/python
+PIP    := $(PY) -m pip
+STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
+HOST   ?= 127.0.0.1
+PORT   ?= 2087
+
+.PHONY: setup serve test test-slow test-editors lint bench train corpus tokenizer clean vsix
+
+$(STAMP): pyproject.toml
+	@test -x $(PY) || python3 -m venv $(VENV)
+	$(PIP) install -q --upgrade pip
+	$(PIP) install -q torch==2.13.0
+	$(PIP) install -q -e '.[test,bench]'
+	@rm -f $(VENV)/.installed-* && touch $(STAMP)
+
+setup: $(STAMP)
+
+## Run the daemon on the embedded model, on TCP $(HOST):$(PORT) (editors can also start `dgcomplete serve` on stdio)
+serve: setup
+	$(VENV)/bin/dgcomplete serve --tcp $(HOST):$(PORT)
+
+## Unit, protocol and end-to-end tests (slow and real-editor tests have their own targets)
+test: setup
+	$(PY) -m pytest -q
+
+test-slow: setup
+	$(PY) -m pytest -q -m slow
+
+test-editors: setup
+	$(MAKE) -C editors test
+
+lint: setup
+	$(VENV)/bin/ruff check dgcomplete tests bench
+
+## Benchmarks: writes bench/results/latest.json, summary.md and plots
+bench: setup
+	$(PY) -m bench.run
+
+vsix:
+	$(MAKE) -C editors vsix
+
+corpus: setup
+	$(PY) -m dgcomplete.train.corpus --out data/corpus
+
+tokenizer: setup
+	$(PY) -m dgcomplete.train.tokenizer --corpus data/corpus --vocab-size 8192 --out data/tokenizer.json
+
+train: setup
+	$(PY) -m dgcomplete.train.train --corpus data/corpus --tokenizer data/tokenizer.json --run runs/base
+
+clean:
+	rm -rf $(VENV) .pytest_cache .ruff_cache

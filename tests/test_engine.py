@@ -1,0 +1,173 @@
+"""Engine behaviour on real (tiny) checkpoints: cancellation, stale drop, cache reuse, warm start, CLI."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+import time
+
+import pytest
+import torch
+
+from dgcomplete.canvas import heal, prefix_window
+from dgcomplete.engine import Engine
+from dgcomplete.local import LocalInfiller, WarmStart
+from dgcomplete.model import load_model
+from dgcomplete.types import CancelToken, InfillRequest, SpanKind, SpanPlan
+
+CODE = "def add(a, b):\n    total = a + b\n    return total\n\n\ndef mul(a, b):\n    return \n"
+CURSOR = CODE.index("    return \n") + len("    return ")
+
+
+@pytest.fixture
+async def engine(tiny_model):
+    e = Engine(load_model(tiny_model), threads=1, max_steps=400)
+    e.local.sampler.max_steps = 2
+    await e.start()  # first-call costs are paid at start-up, as in the daemon
+    e.local.sampler.max_steps = 400
+    e.local.sampler.confidence_threshold = -1.0  # never "confident": runs every step unless cancelled
+    yield e
+    await e.shutdown()
+
+
+async def test_cancel_stops_within_a_step(engine):
+    engine.open("file:///a.py", CODE, 1, "python")
+    token = CancelToken()
+    task = asyncio.ensure_future(engine.complete("file:///a.py", CURSOR, cancel=token, seed=0))
+    await asyncio.sleep(0.15)
+    t0 = time.perf_counter()
+    token.cancel("user cancelled")
+    comp = await task
+    assert comp.items == [] and "cancel" in comp.reason
+    assert time.perf_counter() - t0 < 0.1  # one decoder step of the tiny model is ~1 ms
+
+
+async def test_newer_request_cancels_the_older_one(engine):
+    engine.open("file:///a.py", CODE, 1, "python")
+    first = asyncio.ensure_future(engine.complete("file:///a.py", CURSOR, seed=0))
+    await asyncio.sleep(0.05)
+    engine.local.sampler.max_steps = 2
+    second = await engine.complete("file:///a.py", CURSOR, seed=1)
+    old = await first
+    assert old.reason == "superseded"
+    assert second.reason != "superseded"
+
+
+async def test_result_for_a_moved_version_is_dropped(engine):
+    engine.open("file:///a.py", CODE, 1, "python")
+    task = asyncio.ensure_future(engine.complete("file:///a.py", CURSOR, seed=0))
+    await asyncio.sleep(0.05)
+    engine.change("file:///a.py", 2, [((0, 0, 0, 0), "# edited\n")])
+    comp = await task
+    assert comp.items == [] and ("stale" in comp.reason)
+
+
+def test_prefix_cache_reuse_encodes_only_the_new_tokens(tiny_model):
+    loaded = load_model(tiny_model)
+    li = LocalInfiller(loaded, max_steps=2)
+    plan = SpanPlan(SpanKind.LINE, 1, 8)
+    long_prefix = "x = 1\n" * 300 + "def f(a):\n    return "
+    r1 = li.infill(InfillRequest(long_prefix, "\n", plan, doc_key="d", seed=0))
+    r2 = li.infill(InfillRequest(long_prefix + "a", "\n", plan, doc_key="d", seed=0))
+    assert r1.stats["cache_hit_tokens"] == 0
+    assert r2.stats["cache_hit_tokens"] >= r2.stats["prefix_tokens"] - 3
+    # the reused cache gives exactly what a fresh encode gives
+    fresh = LocalInfiller(loaded, max_steps=2).infill(InfillRequest(long_prefix + "a", "\n", plan, doc_key="e", seed=0))
+    assert [c.text for c in fresh.candidates] == [c.text for c in r2.candidates]
+
+
+def test_cache_keys_match_a_fresh_encode_after_an_edit_in_the_middle(tiny_model):
+    loaded = load_model(tiny_model)
+    li = LocalInfiller(loaded, max_steps=2)
+    plan = SpanPlan(SpanKind.LINE, 1, 8)
+    li.infill(InfillRequest("import os\n" * 40, "\n", plan, doc_key="d", seed=0))
+    edited = "import os\n" * 20 + "import sys\n" + "import os\n" * 19
+    r = li.infill(InfillRequest(edited, "\n", plan, doc_key="d", seed=0))
+    assert 0 < r.stats["cache_hit_tokens"] < r.stats["prefix_tokens"]
+    st = li.states["d"]
+    fresh = loaded.model.new_cache()
+    with torch.inference_mode():
+        loaded.model.encode(torch.tensor([st.ids]), fresh)
+    for layer in range(loaded.config.num_hidden_layers):
+        assert torch.allclose(st.cache.read(layer)[0], fresh.read(layer)[0], atol=1e-5)
+
+
+def test_warm_start_seeds_the_canvas_with_the_rest_of_the_last_suggestion(tiny_model):
+    li = LocalInfiller(load_model(tiny_model), max_steps=16)
+    plan = SpanPlan(SpanKind.REST_OF_LINE, 1, 16)
+    prefix = "def f(a):\n    return "
+    # the user typed "a +" of a suggestion "a + 1": the canvas starts from " 1" (+ fillers)
+    warm = WarmStart(prefix, "a + 1")
+    r_warm = li.infill(InfillRequest(prefix + "a +", "\n", plan, seed=0), warm=warm)
+    r_cold = li.infill(InfillRequest(prefix + "a +", "\n", plan, seed=0))
+    assert r_warm.stats["warm_start"] == 1 and r_cold.stats["warm_start"] == 0
+    # a suggestion that does not match what was typed is not used
+    r_miss = li.infill(InfillRequest(prefix + "b", "\n", plan, seed=0), warm=warm)
+    assert r_miss.stats["warm_start"] == 0
+
+
+def test_warm_start_stops_early_when_the_model_agrees(tiny_model):
+    """Mask mode: a warm canvas that the model keeps needs a single step instead of the full schedule."""
+    from dgcomplete.sampler import SamplerConfig
+
+    li = LocalInfiller(load_model(tiny_model), max_steps=16)
+    li.sampler = SamplerConfig(**{**li.sampler.__dict__, "mode": "mask", "mask_id": li.tok.mask_id})
+    li.mode = "mask"
+    plan = SpanPlan(SpanKind.REST_OF_LINE, 1, 8)
+    cold = li.infill(InfillRequest("x = ", "\n", plan, seed=0))
+    warm = li.infill(InfillRequest("x = ", "\n", plan, seed=0), warm=WarmStart("x = ", "a + 1"))
+    assert warm.stats["steps"] < cold.stats["steps"]
+
+
+def test_deterministic_given_a_seed(tiny_model):
+    li = LocalInfiller(load_model(tiny_model), max_steps=6)
+    req = InfillRequest("def f():\n    ", "\n", SpanPlan(SpanKind.LINE, 1, 12), seed=42)
+    assert li.infill(req).candidates[0].text == li.infill(req).candidates[0].text
+
+
+def test_token_healing_and_prefix_window():
+    h = heal("    retu")
+    assert h.prefix == "    " and h.typed == "retu"
+    assert heal("x = (").typed == ""
+    text = "a\n" * 10_000
+    start = prefix_window(text, 3000)
+    assert start > 0 and text[start - 1] == "\n"
+    # typing more moves the window start only every few thousand characters
+    assert prefix_window(text + "b", 3000) == start
+
+
+def test_healed_word_is_continued_not_repeated(tiny_model):
+    li = LocalInfiller(load_model(tiny_model), max_steps=4)
+    r = li.infill(InfillRequest("def f(x):\n    retu", "\n", SpanPlan(SpanKind.REST_OF_LINE, 1, 8), seed=0))
+    assert r.stats["healed"] == "retu"
+    for c in r.candidates:  # the returned text starts at the cursor: it never repeats the typed part
+        assert not c.text.startswith("retu")
+
+
+def test_autoregressive_baseline_runs(tiny_model):
+    li = LocalInfiller(load_model(tiny_model))
+    r = li.autoregressive(InfillRequest("def f():\n    ", "\n", SpanPlan(SpanKind.LINE, 1, 6)))
+    assert r.stats["mode"] == "autoregressive" and r.stats["steps"] >= 1
+    assert "\n" not in r.candidates[0].text
+
+
+def test_infill_cli_prints_json(tiny_model, tmp_path):
+    src = tmp_path / "x.py"
+    src.write_text(CODE)
+    out = subprocess.run(
+        [sys.executable, "-m", "dgcomplete", "infill", str(src), "--line", "6", "--col", "11", "--model",
+         str(tiny_model), "--json", "--steps", "3"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert set(data) >= {"middle", "reason", "stats", "ms"}
+    assert data["stats"]["plan"] in {"line", "rest_of_line", "statement"}
+
+
+def test_infill_cli_rejects_a_line_outside_the_file(tiny_model, tmp_path):
+    src = tmp_path / "x.py"
+    src.write_text(CODE)
+    out = subprocess.run([sys.executable, "-m", "dgcomplete", "infill", str(src), "--line", "99", "--col", "0",
+                          "--model", str(tiny_model)], capture_output=True, text=True, timeout=120)
+    assert out.returncode != 0 and "outside" in out.stderr and "Traceback" not in out.stderr

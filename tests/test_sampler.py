@@ -1,0 +1,167 @@
+"""The sampler's rules against the reference implementation's own functions, on the same logits."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+
+from dgcomplete.sampler import (
+    SamplerConfig,
+    StableConfident,
+    denoise,
+    entropy_and_probs,
+    entropy_bound_accept,
+    gumbel_sample,
+    temperature,
+)
+
+gen = pytest.importorskip("transformers.models.diffusion_gemma.generation_diffusion_gemma")
+
+
+def test_temperature_schedule_matches_reference():
+    proc = gen.LinearTemperatureScheduleLogitsProcessor(t_min=0.4, t_max=0.8, max_denoising_steps=48)
+    logits = torch.randn(2, 8, 50)
+    for step in (48, 30, 1):
+        want = proc(None, logits, cur_step=torch.tensor(step))
+        got = logits / temperature(step, 48, 0.4, 0.8)
+        assert torch.allclose(got, want)
+
+
+@pytest.mark.parametrize("bound", [0.1, 0.5, 2.0])
+def test_entropy_bound_acceptance_and_renoise_match_reference(bound):
+    torch.manual_seed(0)
+    b, c, v = 3, 16, 40
+    # a mix of confident and uncertain positions
+    logits = torch.randn(b, c, v) * torch.linspace(0.5, 12, c)[None, :, None]
+    current = torch.randint(0, v, (b, c))
+    sampled = torch.randint(0, v, (b, c))
+    ref = gen.EntropyBoundSampler(gen.EntropyBoundSamplerConfig(entropy_bound=bound), c, v, 48)
+    want_accepted = ref.accept_canvas(current, sampled, logits, 10)
+    h, _ = entropy_and_probs(logits)
+    assert torch.allclose(h, torch.distributions.Categorical(logits=logits).entropy(), atol=1e-5)
+    accept = entropy_bound_accept(h, bound)
+    assert torch.equal(accept, ref.accepted_token_mask)
+    assert torch.equal(torch.where(accept, sampled, current), want_accepted)
+    # renoise: accepted keep the sample, every other position gets a fresh random id
+    renoised = ref.renoise_canvas(want_accepted, 10)
+    assert torch.equal(renoised[accept], sampled[accept])
+    assert accept.any(-1).all()  # the lowest-entropy position is always accepted
+
+
+def test_acceptance_ignores_clamped_positions():
+    h = torch.tensor([[0.0, 0.01, 5.0, 0.3]])  # sums minus max over eligible: 0, 0.01, 0.31
+    eligible = torch.tensor([[False, True, True, True]])
+    acc = entropy_bound_accept(h, 0.1, eligible)
+    assert acc.tolist() == [[False, True, False, True]]
+
+
+def test_stopping_rule_matches_reference_over_a_sequence():
+    torch.manual_seed(1)
+    ref = gen.StableAndConfidentStoppingCriteria(stability_threshold=2, confidence_threshold=0.3)
+    ours = StableConfident(2, 0.3)
+    v = 20
+    canvases = [torch.randint(0, v, (2, 6)) for _ in range(2)]
+    seq = [canvases[0], canvases[1], canvases[1], canvases[1], canvases[0]]
+    for i, argmax in enumerate(seq):
+        scale = 1.0 if i < 2 else 30.0  # becomes confident later
+        logits = torch.randn(2, 6, v) * scale
+        h, _ = entropy_and_probs(logits)
+        assert torch.equal(ours(argmax, h), ref(argmax, logits)), f"step {i}"
+
+
+def test_gumbel_sampling_follows_the_distribution():
+    logits = torch.log(torch.tensor([[0.7, 0.2, 0.1]])).expand(20000, 3)
+    g = torch.Generator().manual_seed(0)
+    counts = torch.bincount(gumbel_sample(logits, g), minlength=3).float() / 20000
+    assert torch.allclose(counts, torch.tensor([0.7, 0.2, 0.1]), atol=0.02)
+
+
+def _peaked_step(target: torch.Tensor, v: int, sharp: float = 20.0):
+    """A step function whose logits point at ``target`` (a perfect denoiser)."""
+
+    def step(canvas, sc):
+        return torch.nn.functional.one_hot(target, v).float() * sharp
+
+    return step
+
+
+@pytest.mark.parametrize("mode", ["uniform", "mask"])
+def test_denoise_recovers_the_target_and_keeps_clamped_tokens(mode):
+    v, f = 30, 10
+    target = torch.randint(5, v, (2, f + 4), generator=torch.Generator().manual_seed(3))
+    canvas = target.clone()
+    free = torch.zeros(2, f, dtype=torch.bool)
+    free[:, :8] = True
+    canvas[:, :8] = 4 if mode == "mask" else torch.randint(5, v, (2, 8))
+    cfg = SamplerConfig(mode=mode, max_steps=12, mask_id=4, confidence_threshold=0.01)
+    res = denoise(_peaked_step(target[:, :f], v), canvas, free, cfg, v, generator=torch.Generator().manual_seed(0))
+    assert torch.equal(res.tokens, target)
+    assert res.steps < 12  # adaptive stop (uniform) / everything unmasked (mask)
+
+
+def test_denoise_uniform_parallelism_with_a_confident_model():
+    v, f = 50, 32
+    target = torch.randint(5, v, (1, f))
+    cfg = SamplerConfig(mode="uniform", max_steps=48, entropy_bound=0.1)
+    res = denoise(_peaked_step(target, v, sharp=40.0), torch.randint(5, v, (1, f)), torch.ones(1, f, dtype=torch.bool),
+                  cfg, v, generator=torch.Generator().manual_seed(0))
+    assert torch.equal(res.tokens, target)
+    assert res.steps <= 3  # all 32 tokens accepted at once, then stable + confident
+
+
+def test_cancellation_point_is_called_every_step():
+    v, f = 20, 6
+    calls = []
+
+    def on_step(i):
+        calls.append(i)
+        if i == 3:
+            raise RuntimeError("cancel")
+
+    step = _peaked_step(torch.zeros(1, f, dtype=torch.long), v, sharp=0.0)  # never confident
+    with pytest.raises(RuntimeError):
+        denoise(step, torch.randint(0, v, (1, f)), torch.ones(1, f, dtype=torch.bool),
+                SamplerConfig(max_steps=48), v, on_step=on_step)
+    assert calls == [0, 1, 2, 3]
+
+
+def test_renoise_hook_forces_flagged_positions_to_be_redrawn():
+    v, f = 40, 8
+    target = torch.full((1, f), 7)
+    seen = []
+
+    def hook(argmax, step):
+        seen.append(step)
+        flags = torch.zeros(1, f, dtype=torch.bool)
+        flags[0, 2] = True
+        return flags
+
+    cfg = SamplerConfig(mode="uniform", max_steps=6, hook_every=2, confidence_threshold=-1.0)  # never stops early
+    res = denoise(_peaked_step(target, v), torch.randint(8, v, (1, f)), torch.ones(1, f, dtype=torch.bool), cfg, v,
+                  generator=torch.Generator().manual_seed(0), renoise_hook=hook)
+    assert seen == [2, 4]
+    assert res.renoised_by_hook == 2
+    assert torch.equal(res.tokens, target)  # the argmax is still committed at the end
+
+
+def test_logit_bias_constrains_the_first_position():
+    v, f = 20, 4
+    target = torch.full((1, f), 9)
+    bias = torch.zeros(f, v)
+    bias[0] = float("-inf")
+    bias[0, 11] = 0.0
+    res = denoise(_peaked_step(target, v), torch.randint(0, v, (1, f)), torch.ones(1, f, dtype=torch.bool),
+                  SamplerConfig(max_steps=8), v, logit_bias=bias, generator=torch.Generator().manual_seed(0))
+    assert res.tokens[0, 0] == 11 and (res.tokens[0, 1:] == 9).all()
+
+
+def test_denoise_is_deterministic_given_a_seed():
+    v, f = 30, 12
+    logits = torch.randn(1, f, v)
+
+    def step(canvas, sc):
+        return logits
+
+    runs = [denoise(step, torch.zeros(1, f, dtype=torch.long), torch.ones(1, f, dtype=torch.bool),
+                    SamplerConfig(max_steps=6), v, generator=torch.Generator().manual_seed(5)).tokens for _ in range(2)]
+    assert torch.equal(runs[0], runs[1])
