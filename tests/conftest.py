@@ -39,7 +39,7 @@ async def start_daemon(*args: str, init_options: dict | None = None, progress: b
                        capabilities: lsp.ClientCapabilities | None = None) -> LanguageClient:
     config = ClientServerConfig(server_command=[sys.executable, "-m", "dgcomplete", "serve", *args])
     client = await config.start()
-    await client.initialize_session(lsp.InitializeParams(
+    client.init_result = await client.initialize_session(lsp.InitializeParams(
         capabilities=capabilities or inline_capabilities(progress),
         initialization_options=init_options or {},
         process_id=None,
@@ -59,4 +59,25 @@ async def stop_daemon(client: LanguageClient) -> None:
 async def daemon(tiny_model):
     client = await start_daemon("--model", str(tiny_model), "--threads", "1")
     yield client
+    await stop_daemon(client)
+
+
+@pytest.fixture(scope="session")
+def memo_model(tmp_path_factory) -> Path:
+    """A tiny model really trained (seconds) on tests/helpers.MEMO_TEXT."""
+    from .helpers import train_memorizer
+
+    return train_memorizer(tmp_path_factory.mktemp("models") / "memo", steps=400)
+
+
+@pytest_asyncio.fixture
+async def memo_daemon(memo_model):
+    """The daemon on the memorizer, with MEMO_TEXT open and the body of `add` blanked out."""
+    from .helpers import MEMO_TEXT
+
+    text = MEMO_TEXT.replace("    return a + b", "    ")
+    client = await start_daemon("--model", str(memo_model), "--threads", "1")
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(
+        lsp.TextDocumentItem("file:///work/memo.py", "python", 1, text)))
+    yield client, text, 1, 4
     await stop_daemon(client)

@@ -35,8 +35,14 @@ class Batch:
     kinds: list[str]
 
 
-def load_corpus(corpus_dir: str | Path, langs: tuple[str, ...] | None = None) -> list[str]:
-    texts: list[str] = []
+# Sampling weight per language (per file, on top of size): the product's first users and our quality
+# benchmarks are Python-heavy, the rest keeps the model useful elsewhere.
+LANG_WEIGHT = {"python": 2.5, "javascript": 1.5, "typescript": 1.5}
+
+
+def load_corpus(corpus_dir: str | Path, langs: tuple[str, ...] | None = None) -> list[tuple[str, str]]:
+    """(text, language) for every corpus file of at least 200 characters."""
+    out: list[tuple[str, str]] = []
     for f in sorted(Path(corpus_dir).glob("*.jsonl")):
         if langs and f.stem not in langs:
             continue
@@ -44,11 +50,11 @@ def load_corpus(corpus_dir: str | Path, langs: tuple[str, ...] | None = None) ->
             for line in fh:
                 t = json.loads(line)["text"]
                 if len(t) >= 200:
-                    texts.append(t)
-    return texts
+                    out.append((t, f.stem))
+    return out
 
 
-def split_dev(texts: list[str], dev_every: int = 100) -> tuple[list[str], list[str]]:
+def split_dev(texts: list, dev_every: int = 100) -> tuple[list, list]:
     """Deterministic split by position (the corpus order is fixed by its builder)."""
     train = [t for i, t in enumerate(texts) if i % dev_every]
     dev = [t for i, t in enumerate(texts) if not i % dev_every]
@@ -56,13 +62,14 @@ def split_dev(texts: list[str], dev_every: int = 100) -> tuple[list[str], list[s
 
 
 class ExampleSampler:
-    def __init__(self, texts: list[str], tok: Tokenizer, *, prefix_tokens: int = 192, suffix_tokens: int = 16,
-                 seed: int = 0) -> None:
-        self.texts, self.tok = texts, tok
+    def __init__(self, texts: list[str] | list[tuple[str, str]], tok: Tokenizer, *, prefix_tokens: int = 192,
+                 suffix_tokens: int = 16, seed: int = 0) -> None:
+        pairs = [(t, "") if isinstance(t, str) else t for t in texts]
+        self.texts, self.tok = [t for t, _ in pairs], tok
         self.P, self.K = prefix_tokens, suffix_tokens
         self.rng = random.Random(seed)
-        # sample files proportionally to size (capped), so big files don't dominate
-        self.weights = [min(len(t), 20_000) for t in texts]
+        # sample files proportionally to size (capped, so big files don't dominate) and language weight
+        self.weights = [min(len(t), 20_000) * LANG_WEIGHT.get(lang, 1.0) for t, lang in pairs]
 
     # ---- span choice (character offsets into a file) ------------------------------------------------------
     def _lines(self, text: str) -> list[tuple[int, int]]:

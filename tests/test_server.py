@@ -1,0 +1,217 @@
+"""The real daemon over stdio (pytest-lsp), as an editor would drive it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import socket
+import subprocess
+import sys
+import time
+
+import pytest
+from lsprotocol import types as lsp
+
+from .conftest import start_daemon, stop_daemon
+
+URI = "file:///work/demo.py"
+MEMO_URI = "file:///work/memo.py"
+CODE = "def add(a, b):\n    total = a + b\n    return total\n\n\ndef mul(a, b):\n    return \n"
+
+
+def open_doc(client, text: str = CODE, uri: str = URI, version: int = 1, lang: str = "python") -> None:
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(uri, lang, version, text)))
+
+
+def inline_params(line: int, col: int, uri: str = URI, invoked: bool = False) -> lsp.InlineCompletionParams:
+    kind = lsp.InlineCompletionTriggerKind.Invoked if invoked else lsp.InlineCompletionTriggerKind.Automatic
+    return lsp.InlineCompletionParams(context=lsp.InlineCompletionContext(trigger_kind=kind),
+                                      text_document=lsp.TextDocumentIdentifier(uri),
+                                      position=lsp.Position(line, col))
+
+
+async def stats(client) -> dict:
+    return await client.workspace_execute_command_async(lsp.ExecuteCommandParams(command="dgcomplete.stats"))
+
+
+async def test_capabilities_and_model_progress(daemon):
+    caps = daemon.init_result.capabilities
+    assert caps.inline_completion_provider is not None
+    assert caps.text_document_sync.change == lsp.TextDocumentSyncKind.Incremental
+    assert "dgcomplete.stats" in caps.execute_command_provider.commands
+    open_doc(daemon)
+    await daemon.text_document_inline_completion_async(inline_params(6, 11))  # waits for the model
+    kinds = [type(r).__name__ for reports in daemon.progress_reports.values() for r in reports]
+    assert kinds[0] == "WorkDoneProgressBegin" and kinds[-1] == "WorkDoneProgressEnd"
+    assert any("ready" in m.message for m in daemon.log_messages)
+
+
+async def test_items_have_same_line_ranges_filter_text_and_accept_command(memo_daemon):
+    client, text, line, col = memo_daemon
+    res = await client.text_document_inline_completion_async(inline_params(line, col, MEMO_URI, invoked=True))
+    assert res.items, "the memorizing model should complete a line it was trained on"
+    for item in res.items:
+        assert item.range.start.line == item.range.end.line == line
+        assert item.range.end.character >= col >= item.range.start.character
+        assert item.filter_text == item.insert_text
+        assert item.command.command == "dgcomplete.accept"
+    assert len({i.insert_text for i in res.items}) == len(res.items) <= 3
+    await client.workspace_execute_command_async(lsp.ExecuteCommandParams(command="dgcomplete.accept"))
+    s = await stats(client)
+    assert s["accepted"] == 1 and s["shown"] >= 1 and s["latency_ms"]["p50"] > 0
+
+
+async def test_completion_makes_sense_on_real_code(memo_daemon):
+    """The memorizer has seen MEMO_TEXT: on its `def add` body line it should say `return a + b` (or part)."""
+    client, text, line, col = memo_daemon
+    res = await client.text_document_inline_completion_async(inline_params(line, col, MEMO_URI, invoked=True))
+    texts = [i.insert_text for i in res.items]
+    assert any("a + b" in t or t.strip().startswith("return") for t in texts), texts
+
+
+async def test_utf16_ranges_with_emoji_and_cjk(daemon):
+    text = 'label = "😀漢字"; x = \n'
+    open_doc(daemon, text, uri="file:///work/u.py")
+    col16 = len(text.split("\n")[0].encode("utf-16-le")) // 2
+    res = await daemon.text_document_inline_completion_async(inline_params(0, col16, uri="file:///work/u.py"))
+    for item in res.items:
+        assert item.range.end.character == col16  # UTF-16 units, not code points (emoji = 2 units)
+    # a position in the middle of the surrogate pair is clamped, not an error
+    res = await daemon.text_document_inline_completion_async(inline_params(0, 10, uri="file:///work/u.py"))
+    assert res is not None
+
+
+async def test_cancel_request_stops_denoising(tiny_model):
+    client = await start_daemon("--model", str(tiny_model), "--threads", "1",
+                                init_options={"steps": 5000, "syntaxRenoise": False})
+    try:
+        open_doc(client)
+        await client.text_document_inline_completion_async(inline_params(0, 0))  # wait for the model
+        fut = client.protocol.send_request_async(lsp.TEXT_DOCUMENT_INLINE_COMPLETION, inline_params(6, 11))
+        await asyncio.sleep(0.3)
+        t0 = time.perf_counter()
+        msg_id = max(client.protocol._request_futures)  # the id of the request just sent
+        client.protocol.notify("$/cancelRequest", lsp.CancelParams(id=msg_id))
+        with pytest.raises(Exception) as err:
+            await asyncio.wait_for(fut, timeout=10)
+        assert time.perf_counter() - t0 < 1.0
+        assert "-32800" in str(err.value) or "cancel" in str(err.value).lower()
+        s = await stats(client)
+        assert s["cancelled"] == 1
+    finally:
+        await stop_daemon(client)
+
+
+async def test_newer_request_supersedes_and_stale_versions_are_dropped(tiny_model):
+    client = await start_daemon("--model", str(tiny_model), "--threads", "1", init_options={"steps": 3000})
+    try:
+        open_doc(client)
+        await client.text_document_inline_completion_async(inline_params(0, 0))
+        first = asyncio.ensure_future(client.text_document_inline_completion_async(inline_params(6, 11)))
+        await asyncio.sleep(0.2)
+        # Neovim-style: a new request without cancelling the old one; then an edit moves the version
+        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(URI, 2),
+            content_changes=[lsp.TextDocumentContentChangePartial(
+                range=lsp.Range(lsp.Position(6, 11), lsp.Position(6, 11)), text="a")]))
+        old = await asyncio.wait_for(first, timeout=10)
+        assert old.items == ()  # computed for version 1: never shown
+        s = await stats(client)
+        assert s["last"]["reason"] in ("stale", "superseded") or "stale" in s["last"]["reason"]
+    finally:
+        await stop_daemon(client)
+
+
+async def test_invalid_params_get_an_error_not_silence(daemon):
+    fut = daemon.protocol.send_request_async("textDocument/inlineCompletion", {"textDocument": 5, "position": "x"})
+    with pytest.raises(Exception) as err:
+        await asyncio.wait_for(fut, timeout=10)
+    assert "32602" in str(err.value) or "invalid" in str(err.value).lower()
+    # unknown document and position past the end: clear errors, daemon still up
+    with pytest.raises(Exception, match="unknown document|not opened"):
+        await daemon.text_document_inline_completion_async(inline_params(0, 0, uri="file:///nope.py"))
+    open_doc(daemon)
+    with pytest.raises(Exception, match="past the end"):
+        await daemon.text_document_inline_completion_async(inline_params(999, 0))
+    assert (await stats(daemon))["requests"] >= 1
+
+
+async def test_broken_model_path_shows_one_message_and_stays_up(tmp_path):
+    client = await start_daemon("--model", str(tmp_path / "missing"))
+    try:
+        open_doc(client)
+        res = await client.text_document_inline_completion_async(inline_params(6, 11))
+        assert res.items == ()
+        errors = [m for m in client.messages if m.type == lsp.MessageType.Error]
+        assert len(errors) == 1 and "cannot load the model" in errors[0].message
+        res = await client.text_document_inline_completion_async(inline_params(6, 11))
+        assert res.items == ()
+        assert len([m for m in client.messages if m.type == lsp.MessageType.Error]) == 1
+    finally:
+        await stop_daemon(client)
+
+
+async def test_completion_items_for_clients_without_inline_completion(tiny_model):
+    caps = lsp.ClientCapabilities(text_document=lsp.TextDocumentClientCapabilities())
+    client = await start_daemon("--model", str(tiny_model), "--threads", "1", capabilities=caps)
+    try:
+        open_doc(client)
+        res = await client.text_document_completion_async(lsp.CompletionParams(
+            text_document=lsp.TextDocumentIdentifier(URI), position=lsp.Position(6, 11)))
+        assert res is not None and res.is_incomplete
+        for item in res.items:
+            assert item.label.startswith("✦") and item.text_edit is not None
+    finally:
+        await stop_daemon(client)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _lsp_frame(obj: dict) -> bytes:
+    body = json.dumps(obj).encode()
+    return f"Content-Length: {len(body)}\r\n\r\n".encode() + body
+
+
+def _read_frame(sock: socket.socket) -> dict:
+    buf = b""
+    while b"\r\n\r\n" not in buf:
+        buf += sock.recv(4096)
+    head, rest = buf.split(b"\r\n\r\n", 1)
+    n = int([h for h in head.split(b"\r\n") if h.lower().startswith(b"content-length")][0].split(b":")[1])
+    while len(rest) < n:
+        rest += sock.recv(4096)
+    return json.loads(rest[:n])
+
+
+def test_tcp_mode_binds_loopback_and_answers(tiny_model):
+    port = _free_port()
+    proc = subprocess.Popen([sys.executable, "-m", "dgcomplete", "serve", "--tcp", f"127.0.0.1:{port}", "--model",
+                             str(tiny_model)], stderr=subprocess.PIPE)
+    try:
+        deadline = time.time() + 60
+        while True:
+            try:
+                sock = socket.create_connection(("127.0.0.1", port), timeout=30)
+                break
+            except OSError:
+                if time.time() > deadline:
+                    raise
+                time.sleep(0.2)
+        with sock:
+            sock.sendall(_lsp_frame({"jsonrpc": "2.0", "id": 1, "method": "initialize",
+                                     "params": {"processId": None, "capabilities": {}}}))
+            reply = _read_frame(sock)
+            assert reply["id"] == 1 and "inlineCompletionProvider" in reply["result"]["capabilities"]
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_tcp_refuses_public_addresses_without_opt_in(tiny_model):
+    out = subprocess.run([sys.executable, "-m", "dgcomplete", "serve", "--tcp", "0.0.0.0:2999", "--model",
+                          str(tiny_model)], capture_output=True, text=True, timeout=60)
+    assert out.returncode != 0 and "--allow-remote" in out.stderr
