@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-StepFn = Callable[[Tensor, Tensor | None], Tensor]  # (canvas [B, C], sc_probs [B, C, V] | None) -> logits [B, F, V]
+StepFn = Callable[[Tensor, Tensor | None], Tensor]  # (canvas [B, C], sc_probs [B, F, V] | None) -> logits [B, F, V]
 RenoiseHook = Callable[[Tensor, int], Tensor | None]  # (argmax [B, F], step) -> bool [B, F] positions to renoise
 
 
@@ -111,13 +111,16 @@ class StableConfident:
 
 # ---- the loop ----------------------------------------------------------------------------------------------
 def sc_probs_full(probs: Tensor, canvas: Tensor, free: Tensor) -> Tensor:
-    """Self-conditioning input [B, C, V]: model beliefs on free slots, one-hot on clamped ones."""
-    b, c = canvas.shape
-    f, v = probs.shape[1], probs.shape[2]
-    onehot = F.one_hot(canvas, v).to(probs.dtype)
-    out = onehot.clone()
-    out[:, :f] = torch.where(free[..., None], probs, onehot[:, :f])
-    return out
+    """Self-conditioning input [B, F, V]: model beliefs on free slots, one-hot on clamped ones among them.
+
+    Positions after the first F are clamped; the network treats them as one-hot without materialising it.
+    """
+    f = probs.shape[1]
+    clamped = ~free
+    if not bool(clamped.any()):
+        return probs
+    onehot = F.one_hot(canvas[:, :f], probs.shape[2]).to(probs.dtype)
+    return torch.where(free[..., None], probs, onehot)
 
 
 def denoise(

@@ -222,3 +222,19 @@ def test_broken_checkpoints_give_one_clear_error(tmp_path, damage, message):
         (ckpt / "config.json").write_text(json.dumps(c))
     with pytest.raises(CheckpointError, match=message):
         load_model(ckpt)
+
+
+def test_partial_self_conditioning_equals_one_hot_on_the_rest(tmp_path):
+    """Self-conditioning probabilities for the first F positions + one-hot (implicit) for the clamped rest."""
+    _, ckpt = make_reference(tmp_path, "mixed")
+    m = load_model(ckpt).model
+    g = torch.Generator().manual_seed(2)
+    canvas = torch.randint(0, VOCAB, (2, 12), generator=g)
+    probs = torch.randn(2, 8, VOCAB, generator=g).softmax(-1)
+    full = torch.cat([probs, torch.nn.functional.one_hot(canvas[:, 8:], VOCAB).float()], 1)
+    with torch.no_grad():
+        c = m.new_cache()
+        m.encode(torch.randint(3, VOCAB, (1, 9), generator=g), c)
+        a = m.decode(canvas, c, sc_probs=probs).logits
+        b = m.decode(canvas, c, sc_probs=full).logits
+    assert (a - b).abs().max() <= 1e-5

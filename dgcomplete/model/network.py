@@ -309,9 +309,19 @@ class DiffusionGemma(nn.Module):
         return torch.matmul(probs.to(w.dtype), w) * torch.tensor(self.cfg.hidden_size**0.5, dtype=w.dtype)
 
     def decoder_input(self, canvas: Tensor, sc_probs: Tensor | None) -> Tensor:
+        """Token embeddings plus the self-conditioning signal, RMS-normalised.
+
+        ``sc_probs`` may cover only the first F canvas positions: the rest are taken as one-hot on their
+        (clamped) tokens, which is the same vector as their embedding, without a vocabulary-sized matmul.
+        """
         x = self.embed(canvas)
         sc = self.self_conditioning
-        soft = torch.zeros_like(x) if sc_probs is None else self.soft_embedding(sc_probs)
+        if sc_probs is None:
+            soft = torch.zeros_like(x)
+        elif sc_probs.shape[1] < canvas.shape[1]:
+            soft = torch.cat([self.soft_embedding(sc_probs), x[:, sc_probs.shape[1] :]], dim=1)
+        else:
+            soft = self.soft_embedding(sc_probs)
         normed = sc.pre_norm(soft)
         signal = gelu_mlp(normed, sc.gate_proj.weight, sc.up_proj.weight, sc.down_proj.weight)
         return self.sc_post_norm(x + signal)

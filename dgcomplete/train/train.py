@@ -44,12 +44,6 @@ def small_config(vocab: int, *, d: int = 192, layers: int = 6, heads: int = 4, f
     )
 
 
-def sc_full_probs(probs_free: torch.Tensor, canvas: torch.Tensor, n_free: int, vocab: int) -> torch.Tensor:
-    """Self-conditioning input for the whole canvas: model beliefs on free slots, one-hot on clamped ones."""
-    clamped = F.one_hot(canvas[:, n_free:], vocab).to(probs_free.dtype)
-    return torch.cat([probs_free, clamped], dim=1)
-
-
 def corrupt(free: torch.Tensor, mode: str, vocab: int, mask_id: int, g: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
     b, n = free.shape
     t = torch.rand(b, 1, generator=g).clamp_min(0.02)
@@ -80,7 +74,7 @@ def losses(model: DiffusionGemma, batch: Batch, mode: str, g: torch.Generator, *
     if self_cond and torch.rand((), generator=g).item() < 0.5:
         with torch.no_grad():
             first = model.decode(canvas_in, cache, logits_slice=slice(0, n)).logits
-            sc = sc_full_probs(first.softmax(-1), batch.canvas, n, cfg.vocab_size)
+            sc = first.softmax(-1)  # free slots; the clamped suffix head counts as one-hot (see decoder_input)
     logits = model.decode(canvas_in, cache, sc_probs=sc, logits_slice=slice(0, n)).logits
     ce = F.cross_entropy(logits.reshape(-1, cfg.vocab_size), free.reshape(-1), reduction="none").view_as(free)
     weight = torch.where(batch.fill_mask, fill_weight, 1.0)
