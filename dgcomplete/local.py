@@ -190,34 +190,28 @@ class LocalInfiller:
         stop = self.stop_ids
 
         def token_hook(argmax: Tensor, step: int) -> Tensor | None:
-            texts, offsets = [], []
+            texts, bounds = [], []
             for row in argmax.tolist():
-                pieces, ends, pos = [], [], 0
+                pieces = []
                 for t in row:
                     if t in stop:
                         break
-                    piece = self.tok.decode([t])
-                    pieces.append(piece)
-                    pos += len(piece)
-                    ends.append(pos)
-                text = "".join(pieces)
-                if typed and text.startswith(typed):
-                    text = text[len(typed) :]
-                    ends = [e - len(typed) for e in ends]
-                texts.append(text)
-                offsets.append(ends)
-            spans = hook(texts, step)
+                    pieces.append(self.tok.decode([t]))
+                text, spans, pos = "".join(pieces), [], -len(typed) if typed else 0
+                for p in pieces:  # character range of each token in the text after the typed part
+                    spans.append((pos, pos + len(p)))
+                    pos += len(p)
+                texts.append(text[len(typed):] if typed and text.startswith(typed) else text)
+                bounds.append(spans)
             flags = torch.zeros_like(free)
-            for r, row_spans in enumerate(spans):
-                ends = offsets[r]
+            for r, row_spans in enumerate(hook(texts, step)):
                 for a, b in row_spans:
-                    start_tok = 0
-                    for j, e in enumerate(ends):
-                        if e > a and start_tok <= j:
-                            if (ends[j - 1] if j else 0) < max(b, a + 1):
-                                flags[r, j] = True
-                        start_tok = j
-            return flags & free if bool(flags.any()) else None
+                    b = max(b, a + 1)
+                    for j, (s0, s1) in enumerate(bounds[r]):
+                        if s0 < b and s1 > a:
+                            flags[r, j] = True
+            flags &= free
+            return flags if bool(flags.any()) else None
 
         return token_hook
 
@@ -232,26 +226,22 @@ class LocalInfiller:
         t_enc = time.perf_counter()
         out: list[int] = []
         steps = 0
+        blocked = [i for i in self.tok.special_ids if i not in self.tok.eos_ids]
         for _ in range(req.plan.max_tokens):
             if cancel is not None:
                 cancel.raise_if_cancelled()
             assert logits is not None
-            for s in self.stop_ids:
-                logits[0, s] = -math.inf
-            for s in self.tok.eos_ids:
-                logits[0, s] = logits[0, s]  # eos stays possible through the fill/eos mask below
+            logits[0, blocked] = -math.inf  # fillers/masks are canvas-only tokens; EOS ends the span
             nxt = int(logits[0].argmax())
-            out.append(nxt)
             steps += 1
-            text = self.tok.decode(out)
-            if req.plan.single_line and "\n" in text:
+            if nxt in self.tok.eos_ids:
                 break
+            out.append(nxt)
+            text = self.tok.decode(out)
             if text.count("\n") >= req.plan.max_lines:
                 break
             logits = self.model.encode(torch.tensor([[nxt]]), cache, logits="last")
-        text = self.tok.decode(out)
-        if req.plan.single_line:
-            text = text.split("\n", 1)[0]
+        text = "\n".join(self.tok.decode(out).split("\n")[: req.plan.max_lines])
         t_dec = time.perf_counter()
         return InfillResult([Candidate(text)], {
             "encode_ms": round((t_enc - t0) * 1e3, 2), "denoise_ms": round((t_dec - t_enc) * 1e3, 2),

@@ -1,0 +1,1 @@
+"""Corpus building, decontamination and tokenizer training (run on CPU)."""
