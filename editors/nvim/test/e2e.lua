@@ -1,0 +1,253 @@
+-- End-to-end test of the fallback ghost-text path against the real daemon, in a real (headless) Neovim.
+--
+--   DG_PYTHON=.venv/bin/python DG_MODEL=path/or/empty DG_RESULT=out.json DG_WORKDIR=tmpdir \
+--     nvim --headless -u editors/nvim/test/minimal_init.lua -c "luafile editors/nvim/test/e2e.lua"
+--
+-- Typing happens through the real input loop (nvim_feedkeys in "t" mode, no "x"), so the test runs as a
+-- coroutine resumed by timers while Neovim sits in insert mode waiting for keys.
+local api = vim.api
+local env = function(k, d) local v = os.getenv(k); if v == nil or v == "" then return d end return v end
+
+local python = env("DG_PYTHON", "python3")
+local model = env("DG_MODEL", nil)
+local result_file = env("DG_RESULT", nil)
+local workdir = env("DG_WORKDIR", vim.fn.tempname())
+local log_file = workdir .. "/daemon.log"
+vim.fn.mkdir(workdir, "p")
+
+local report = { version = tostring(vim.version().major) .. "." .. vim.version().minor .. "." .. vim.version().patch,
+                 checks = {}, ok = false }
+local function log(msg)
+  io.stderr:write("[nvim-e2e] " .. msg .. "\n")
+end
+local function check(name, cond, detail)
+  table.insert(report.checks, { name = name, ok = cond and true or false, detail = detail })
+  log((cond and "PASS " or "FAIL ") .. name .. (detail and (": " .. vim.inspect(detail)) or ""))
+  if not cond then error("check failed: " .. name, 0) end
+end
+
+local function finish(ok, err)
+  report.ok = ok
+  report.error = err
+  if result_file then
+    local f = io.open(result_file, "w")
+    f:write(vim.fn.json_encode(report))
+    f:close()
+  end
+  log(ok and "ALL PASSED" or ("FAILED: " .. tostring(err)))
+  -- leave the server a moment to shut down cleanly
+  local clients = vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
+  for _, c in pairs(clients) do pcall(vim.lsp.stop_client, c.id) end
+  vim.defer_fn(function() vim.cmd(ok and "qall!" or "cquit! 1") end, 300)
+end
+
+local co
+local function sleep(ms)
+  vim.defer_fn(function()
+    local ok, err = coroutine.resume(co)
+    if not ok then finish(false, err) end
+  end, ms)
+  coroutine.yield()
+end
+local function wait_until(cond, timeout_ms, step)
+  local t0 = vim.loop.now()
+  while vim.loop.now() - t0 < timeout_ms do
+    local ok, v = pcall(cond)
+    if ok and v then return v end
+    sleep(step or 50)
+  end
+  return nil
+end
+local function feed(keys, remap)
+  api.nvim_feedkeys(api.nvim_replace_termcodes(keys, true, false, true), remap and "mt" or "nt", false)
+end
+local function buf_text()
+  return table.concat(api.nvim_buf_get_lines(0, 0, -1, false), "\n")
+end
+
+if os.getenv("DG_LSP_DEBUG") then vim.lsp.set_log_level("debug") end
+local dg = require("dgcomplete")
+local cmd = { python, "-m", "dgcomplete", "serve", "--log-file", log_file }
+dg.setup({ cmd = cmd, model = model, mode = "fallback", debounce_ms = 150, settings = { maxLines = 4 },
+           log_file = workdir .. "/plugin.log" })
+
+-- a file the memorizer has seen (tests/helpers.py MEMO_TEXT); we type the start of a line it knows
+local path = workdir .. "/sample.py"
+local f = io.open(path, "w")
+f:write("def add(a, b):\n    return a + b\n\n\ndef greet(name):\n    message = \"hello \" + name\n    print(message)\n")
+f:close()
+
+co = coroutine.create(function()
+  vim.cmd("edit " .. vim.fn.fnameescape(path))
+  check("filetype python", vim.bo.filetype == "python", vim.bo.filetype)
+  local client = wait_until(function()
+    local cs = vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = 0 }) or vim.lsp.buf_get_clients(0)
+    for _, c in pairs(cs) do if c.name == "dgcomplete" and c.initialized ~= false then return c end end
+  end, 30000)
+  check("client attached", client ~= nil)
+
+  local function stats_sync()
+    local c = vim.lsp.get_client_by_id(client.id)
+    local res, done = nil, false
+    local function handler(_, r) res = r; done = true end
+    local params = { command = "dgcomplete.stats", arguments = {} }
+    if vim.fn.has("nvim-0.11") == 1 then
+      c:request("workspace/executeCommand", params, handler, 0)
+    else
+      c.request("workspace/executeCommand", params, handler, 0)
+    end
+    wait_until(function() return done end, 10000)
+    return res
+  end
+  -- wait for the model: the daemon only reads a document opened during the load once the load ends
+  local st = wait_until(function() return dg.status(0) ~= "loading" and dg.status(0) end, 120000, 100)
+  check("model loaded", st == "ready", st)
+  sleep(200)
+
+  -- type at the end of the file: "    return mess" (the memorizer knows `return message`); the indent is
+  -- set directly so that no indent setting of any Neovim version gets in the way
+  api.nvim_buf_set_lines(0, -1, -1, false, { "    return " })
+  feed("GA")
+  sleep(50)
+  local attempts = { "mess", "age", " " }
+  local ghost
+  for i, chunk in ipairs(attempts) do
+    feed(chunk)
+    ghost = wait_until(function() return dg.ghost_text(0) end, i == 1 and 60000 or 15000, 50)
+    if ghost then break end
+    log("no ghost text after typing " .. vim.inspect(chunk) .. "; asking explicitly (3 candidates)")
+    dg.request(1)
+    ghost = wait_until(function() return dg.ghost_text(0) end, 15000, 50)
+    if ghost then break end
+  end
+  check("ghost text appears", ghost ~= nil and ghost ~= "", ghost)
+  check("insert mode", api.nvim_get_mode().mode:match("^i") ~= nil, api.nvim_get_mode().mode)
+
+  local marks = api.nvim_buf_get_extmarks(0, api.nvim_create_namespace("dgcomplete"), 0, -1, { details = true })
+  check("one ghost extmark", #marks == 1, #marks)
+  local d = marks[1][4]
+  local shown = {}
+  if d.virt_text then for _, chunk in ipairs(d.virt_text) do table.insert(shown, chunk[1]) end end
+  local lines = { table.concat(shown) }
+  for _, vl in ipairs(d.virt_lines or {}) do
+    local parts = {}
+    for _, chunk in ipairs(vl) do table.insert(parts, chunk[1]) end
+    table.insert(lines, (table.concat(parts):gsub("^ $", "")))
+  end
+  local extmark_text = table.concat(lines, "\n")
+  check("extmark shows the ghost text", extmark_text == ghost, { extmark = extmark_text, ghost = ghost })
+  local cur = api.nvim_win_get_cursor(0)
+  check("extmark at the cursor", marks[1][2] == cur[1] - 1 and marks[1][3] == cur[2],
+        { mark = { marks[1][2], marks[1][3] }, cursor = cur })
+  local expected_pos = (vim.fn.has("nvim-0.10") == 1) and "inline" or "eol"
+  if d.virt_text then
+    check("virt_text_pos", d.virt_text_pos == expected_pos, d.virt_text_pos)
+  end
+  report.ghost = ghost
+
+  -- leaving insert mode drops the ghost text; coming back asks again
+  feed("<Esc>")
+  check("ghost cleared on InsertLeave", wait_until(function() return not dg.visible(0) end, 2000) ~= nil)
+  feed("a")
+  ghost = wait_until(function() return dg.ghost_text(0) end, 20000, 50)
+  if not ghost then
+    feed(" ")
+    ghost = wait_until(function() return dg.ghost_text(0) end, 20000, 50)
+  end
+  check("ghost text again after re-entering insert mode", ghost ~= nil, ghost)
+
+  -- accept with <Tab> (through the mapping): the buffer gains exactly the ghost text at the cursor
+  local before = buf_text()
+  cur = api.nvim_win_get_cursor(0)
+  local lines_before = api.nvim_buf_get_lines(0, 0, -1, false)
+  local line = lines_before[cur[1]]
+  local expected_lines = vim.list_slice(lines_before, 1, cur[1] - 1)
+  local ins = vim.split(line:sub(1, cur[2]) .. ghost .. line:sub(cur[2] + 1), "\n", { plain = true })
+  vim.list_extend(expected_lines, ins)
+  vim.list_extend(expected_lines, vim.list_slice(lines_before, cur[1] + 1, #lines_before))
+  local expected = table.concat(expected_lines, "\n")
+  feed("<Tab>", true)
+  check("buffer changed on <Tab>", wait_until(function() return buf_text() ~= before end, 3000) ~= nil)
+  local after = buf_text()
+  check("accept inserts exactly the ghost text", after == expected, { after = after, expected = expected })
+  local ghost_lines = vim.split(ghost, "\n", { plain = true })
+  local cur2 = api.nvim_win_get_cursor(0)
+  local want_row = cur[1] + #ghost_lines - 1
+  local want_col = (#ghost_lines == 1 and cur[2] or 0) + #ghost_lines[#ghost_lines]
+  check("cursor after the inserted text", cur2[1] == want_row and cur2[2] == want_col,
+        { cursor = cur2, want = { want_row, want_col } })
+  report.after = after
+
+  -- the item's command (dgcomplete.accept) ran: the server counted it
+  local stats
+  wait_until(function()
+    stats = stats_sync()
+    return stats and stats.accepted and stats.accepted >= 1
+  end, 10000, 200)
+  check("server counted the accept", stats ~= nil and (stats.accepted or 0) >= 1, stats)
+  report.stats = stats
+
+  -- <Tab> without ghost text inserts a plain tab/indent (the fallback)
+  feed("<Esc>")
+  wait_until(function() return not dg.visible(0) end, 2000)
+  feed("o")
+  sleep(30)
+  before = buf_text()
+  feed("<Tab>", true)
+  check("<Tab> falls back without ghost text", wait_until(function() return buf_text() ~= before end, 2000) ~= nil)
+  feed("<Esc>")
+
+  -- a multi-line suggestion: first line as virt_text, the rest as virt_lines; accepting inserts all of it
+  api.nvim_buf_set_lines(0, -1, -1, false, { "    if x" })
+  feed("GA")
+  sleep(100)
+  cur = api.nvim_win_get_cursor(0)
+  dg.clear(0)
+  local row = cur[1] - 1
+  local fake = { insertText = "x:\n        pass\n\n    y = 1", filterText = "x:",
+                 range = { start = { line = row, character = 7 }, ["end"] = { line = row, character = 8 } } }
+  check("multi-line render", dg._render(api.nvim_get_current_buf(), vim.lsp.get_client_by_id(client.id), fake, row, cur[2]) == true)
+  marks = api.nvim_buf_get_extmarks(0, api.nvim_create_namespace("dgcomplete"), 0, -1, { details = true })
+  d = marks[1][4]
+  check("multi-line ghost: virt_text + virt_lines", d.virt_text[1][1] == ":" and #d.virt_lines == 3
+        and d.virt_lines[1][1][1] == "        pass" and d.virt_lines[3][1][1] == "    y = 1", d)
+  before = api.nvim_buf_get_lines(0, 0, -1, false)
+  check("accept multi-line", dg.accept() == true)
+  local got = api.nvim_buf_get_lines(0, row, -1, false)
+  check("multi-line text inserted", vim.deep_equal(got, { "    if x:", "        pass", "", "    y = 1" }), got)
+  check("cursor at the end of the multi-line text",
+        vim.deep_equal(api.nvim_win_get_cursor(0), { row + 4, 9 }), api.nvim_win_get_cursor(0))
+  feed("<Esc>")
+  sleep(100)
+
+  -- a rewrite command goes out as workspace/executeCommand with {uri, range, version}
+  local sent
+  local orig = vim.lsp.handlers["workspace/executeCommand"]
+  local c = vim.lsp.get_client_by_id(client.id)
+  local real_request = c.request
+  if vim.fn.has("nvim-0.11") == 1 then
+    c.request = function(self, method, params, ...)
+      if method == "workspace/executeCommand" then sent = params end
+      return real_request(self, method, params, ...)
+    end
+  else
+    c.request = function(method, params, ...)
+      if method == "workspace/executeCommand" then sent = params end
+      return real_request(method, params, ...)
+    end
+  end
+  vim.cmd("1,2DgRepair")
+  c.request = real_request
+  local _ = orig
+  check("DgRepair sends its arguments", sent ~= nil and sent.command == "dgcomplete.repairSyntax"
+        and sent.arguments[1].range.start.line == 0 and sent.arguments[1].range["end"].line == 1
+        and type(sent.arguments[1].version) == "number" and sent.arguments[1].uri:match("sample%.py$") ~= nil, sent)
+  sleep(200)
+
+  finish(true)
+end)
+
+local ok, err = coroutine.resume(co)
+if not ok then finish(false, err) end
+-- a hard stop if something hangs
+vim.defer_fn(function() finish(false, "timeout") end, 240000)

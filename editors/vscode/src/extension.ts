@@ -1,0 +1,315 @@
+// dgcomplete for VS Code: starts `dgcomplete serve` on stdio and lets vscode-languageclient (11, with inline
+// completion built in) do the LSP work. This file adds settings plumbing, the rewrite commands, a status bar
+// item (loading / ready / error, last latency) and a "Show log" command.
+import * as fs from "fs";
+import * as path from "path";
+import * as vscode from "vscode";
+import {
+  ExecuteCommandRequest,
+  LanguageClient,
+  LanguageClientOptions,
+  LogMessageNotification,
+  MessageType,
+  ServerOptions,
+  ShowMessageNotification,
+  State,
+  WorkDoneProgress,
+  WorkDoneProgressCreateRequest,
+} from "vscode-languageclient/node";
+
+const SECTION = "dgcomplete";
+// the server registers these names as its own executeCommand commands, so ours carry an `editor.` infix
+const REWRITES: Record<string, string> = {
+  "dgcomplete.editor.rewriteSelection": "dgcomplete.rewriteSelection",
+  "dgcomplete.editor.repairSyntax": "dgcomplete.repairSyntax",
+  "dgcomplete.editor.fillHoles": "dgcomplete.fillHoles",
+};
+
+let client: LanguageClient | undefined;
+let output: vscode.LogOutputChannel;
+let status: vscode.StatusBarItem;
+let statsTimer: NodeJS.Timeout | undefined;
+let acceptTimer: NodeJS.Timeout | undefined;
+let phase: "loading" | "ready" | "error" | "stopped" = "stopped";
+let lastStats: Record<string, unknown> | undefined;
+
+function config(): vscode.WorkspaceConfiguration {
+  return vscode.workspace.getConfiguration(SECTION);
+}
+
+/** The settings the server understands (camelCase, flat), from the `dgcomplete.*` settings. */
+export function serverSettings(): Record<string, unknown> {
+  const c = config();
+  const out: Record<string, unknown> = { ...(c.get<Record<string, unknown>>("serverSettings") ?? {}) };
+  out.maxLines = c.get<number>("maxLines", 8);
+  out.enabledLanguages = c.get<string[] | null>("enabledLanguages", null);
+  const threads = c.get<number | null>("threads", null);
+  if (threads) out.threads = threads;
+  const model = c.get<string>("modelPath", "");
+  if (model) out.model = model;
+  return out;
+}
+
+function serverCommand(): string[] {
+  const cmd = config().get<string[]>("command", []);
+  if (cmd && cmd.length > 0) return cmd;
+  for (const folder of vscode.workspace.workspaceFolders ?? []) {
+    if (folder.uri.scheme !== "file") continue;
+    const py = path.join(folder.uri.fsPath, ".venv", process.platform === "win32" ? "Scripts/python.exe" : "bin/python");
+    if (fs.existsSync(py) && fs.existsSync(path.join(folder.uri.fsPath, "dgcomplete"))) {
+      return [py, "-m", "dgcomplete", "serve"];
+    }
+  }
+  return ["dgcomplete", "serve"];
+}
+
+function setStatus(p: typeof phase, detail?: string): void {
+  phase = p;
+  const ms = (lastStats?.last as { ms?: number } | undefined)?.ms;
+  const p50 = (lastStats?.latency_ms as { p50?: number } | undefined)?.p50;
+  switch (p) {
+    case "loading":
+      status.text = "$(sync~spin) dgcomplete";
+      status.tooltip = `dgcomplete: loading the model${detail ? ` (${detail})` : ""}`;
+      status.backgroundColor = undefined;
+      break;
+    case "ready":
+      status.text = ms !== undefined ? `$(sparkle) dg ${Math.round(ms)} ms` : "$(sparkle) dgcomplete";
+      status.tooltip = new vscode.MarkdownString(
+        `**dgcomplete ready**${detail ? ` — ${detail}` : ""}\n\n` +
+          (lastStats
+            ? `requests ${lastStats.requests}, shown ${lastStats.shown}, accepted ${lastStats.accepted}` +
+              (p50 !== undefined ? `, p50 ${p50} ms` : "") + `\n\n`
+            : "") +
+          "Click for the log",
+      );
+      status.backgroundColor = undefined;
+      break;
+    case "error":
+      status.text = "$(error) dgcomplete";
+      status.tooltip = `dgcomplete: ${detail ?? "error"} — click for the log`;
+      status.backgroundColor = new vscode.ThemeColor("statusBarItem.errorBackground");
+      break;
+    case "stopped":
+      status.text = "$(circle-slash) dgcomplete";
+      status.tooltip = "dgcomplete: server stopped — click for the log";
+      status.backgroundColor = undefined;
+      break;
+  }
+}
+
+async function refreshStats(): Promise<void> {
+  if (!client || client.state !== State.Running || phase === "loading") return;
+  try {
+    lastStats = (await client.sendRequest(ExecuteCommandRequest.type, { command: "dgcomplete.stats", arguments: [] })) as
+      | Record<string, unknown>
+      | undefined;
+    if (phase === "ready") setStatus("ready");
+  } catch (e) {
+    output.debug(`dgcomplete.stats failed: ${e}`);
+  }
+}
+
+function scheduleStats(): void {
+  if (statsTimer) clearInterval(statsTimer);
+  const secs = config().get<number>("statsIntervalSeconds", 30);
+  // only while the window has focus: an idle editor costs the daemon nothing
+  if (secs > 0) statsTimer = setInterval(() => vscode.window.state.focused && void refreshStats(), secs * 1000);
+}
+
+function selectionArgument(editor: vscode.TextEditor): Record<string, unknown> {
+  const sel = editor.selection;
+  const range = sel.isEmpty ? editor.document.lineAt(sel.active.line).range : sel;
+  return {
+    uri: editor.document.uri.toString(),
+    range: {
+      start: { line: range.start.line, character: range.start.character },
+      end: { line: range.end.line, character: range.end.character },
+    },
+    version: editor.document.version,
+  };
+}
+
+async function runRewrite(serverCommandName: string): Promise<void> {
+  const editor = vscode.window.activeTextEditor;
+  if (!editor) {
+    void vscode.window.showWarningMessage("dgcomplete: open an editor first");
+    return;
+  }
+  if (!client || client.state !== State.Running) {
+    void vscode.window.showWarningMessage("dgcomplete: the server is not running");
+    return;
+  }
+  const arg = selectionArgument(editor);
+  await vscode.window.withProgress(
+    { location: vscode.ProgressLocation.Window, title: `dgcomplete: ${serverCommandName.split(".")[1]}` },
+    async () => {
+      try {
+        // the server answers with a workspace/applyEdit, which the client applies
+        await client!.sendRequest(ExecuteCommandRequest.type, { command: serverCommandName, arguments: [arg] });
+      } catch (e) {
+        void vscode.window.showErrorMessage(`dgcomplete: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    },
+  );
+}
+
+function watchServerMessages(c: LanguageClient): void {
+  // replace the default window/logMessage + showMessage handlers to follow the load state, keep their job
+  c.onNotification(LogMessageNotification.type, (m) => {
+    const text = m.message;
+    switch (m.type) {
+      case MessageType.Error:
+        output.error(text);
+        break;
+      case MessageType.Warning:
+        output.warn(text);
+        break;
+      case MessageType.Info:
+        output.info(text);
+        break;
+      default:
+        output.debug(text);
+    }
+    if (/ ready\b/.test(text) && phase !== "error") {
+      setStatus("ready", text.replace(/^dgcomplete: /, ""));
+      void refreshStats();
+    }
+  });
+  c.onNotification(ShowMessageNotification.type, (m) => {
+    output.appendLine(`[server] ${m.message}`);
+    if (m.type === MessageType.Error) {
+      setStatus("error", m.message);
+      void vscode.window.showErrorMessage(m.message, "Show log").then((x) => x && output.show(true));
+    } else if (m.type === MessageType.Warning) {
+      void vscode.window.showWarningMessage(m.message);
+    } else {
+      void vscode.window.showInformationMessage(m.message);
+    }
+  });
+  // the server reports model loading with $/progress; follow it in the status bar instead of a notification
+  c.onRequest(WorkDoneProgressCreateRequest.type, ({ token }) => {
+    const sub = c.onProgress(WorkDoneProgress.type, token, (v) => {
+      if (v.kind === "begin") setStatus("loading", v.message ?? v.title);
+      else if (v.kind === "report") setStatus("loading", v.message);
+      else {
+        sub.dispose();
+        if (v.message === "failed") setStatus("error", "the model failed to load");
+        else setStatus("ready");
+        void refreshStats();
+      }
+    });
+  });
+}
+
+async function startClient(context: vscode.ExtensionContext): Promise<void> {
+  const [command, ...args] = serverCommand();
+  // no `transport`: TransportKind.stdio would append --stdio, which `dgcomplete serve` does not take
+  const serverOptions: ServerOptions = { command, args, options: { env: process.env } };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
+    initializationOptions: { dgcomplete: serverSettings() },
+    outputChannel: output,
+    traceOutputChannel: output,
+    middleware: {
+      executeCommand: async (cmd, cmdArgs, next) => {
+        const result = await next(cmd, cmdArgs);
+        if (cmd === "dgcomplete.accept") {
+          // an accepted suggestion: refresh the latency shown, once, a moment later
+          if (acceptTimer) clearTimeout(acceptTimer);
+          acceptTimer = setTimeout(() => void refreshStats(), 300);
+        }
+        return result;
+      },
+    },
+  };
+  client = new LanguageClient("dgcomplete", "dgcomplete", serverOptions, clientOptions);
+  client.onDidChangeState((e) => {
+    if (e.newState === State.Stopped && phase === "loading") setStatus("error", "the server exited while starting");
+    else if (e.newState === State.Stopped && phase !== "error") setStatus("stopped");
+    if (e.newState === State.Starting) setStatus("loading", "starting");
+  });
+  setStatus("loading", `starting ${command}`);
+  output.info(`starting: ${[command, ...args].join(" ")}`);
+  try {
+    await client.start();
+    watchServerMessages(client);
+    if (phase === "loading") {
+      // the model may already be up (no progress support or a very fast load): ask
+      const stats = (await client.sendRequest(ExecuteCommandRequest.type, { command: "dgcomplete.stats", arguments: [] }).catch(
+        () => undefined,
+      )) as Record<string, unknown> | undefined;
+      if (stats?.model) {
+        lastStats = stats;
+        setStatus("ready", String(stats.model));
+      }
+    }
+    scheduleStats();
+  } catch (e) {
+    const msg = e instanceof Error ? e.message : String(e);
+    setStatus("error", `cannot start ${command}: ${msg}`);
+    output.error(`cannot start ${[command, ...args].join(" ")}: ${msg}`);
+    void vscode.window
+      .showErrorMessage(`dgcomplete: cannot start the server (${command}). Set "dgcomplete.command".`, "Show log")
+      .then((x) => x && output.show(true));
+  }
+  void context;
+}
+
+async function stopClient(): Promise<void> {
+  if (statsTimer) clearInterval(statsTimer);
+  statsTimer = undefined;
+  const c = client;
+  client = undefined;
+  if (c) {
+    try {
+      await c.stop(3000);
+    } catch (e) {
+      output.debug(`stop: ${e}`);
+    }
+  }
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  output = vscode.window.createOutputChannel("dgcomplete", { log: true });
+  status = vscode.window.createStatusBarItem("dgcomplete.status", vscode.StatusBarAlignment.Right, 100);
+  status.name = "dgcomplete";
+  status.command = "dgcomplete.editor.showLog";
+  status.show();
+  context.subscriptions.push(output, status);
+
+  for (const [ours, theirs] of Object.entries(REWRITES)) {
+    context.subscriptions.push(vscode.commands.registerCommand(ours, () => runRewrite(theirs)));
+  }
+  context.subscriptions.push(
+    vscode.commands.registerCommand("dgcomplete.editor.showLog", () => output.show(true)),
+    vscode.commands.registerCommand("dgcomplete.editor.showStats", async () => {
+      await refreshStats();
+      output.info(`stats: ${JSON.stringify(lastStats ?? {}, null, 1)}`);
+      output.show(true);
+    }),
+    vscode.commands.registerCommand("dgcomplete.editor.restart", async () => {
+      await stopClient();
+      await startClient(context);
+    }),
+    vscode.workspace.onDidChangeConfiguration(async (e) => {
+      if (!e.affectsConfiguration(SECTION)) return;
+      if (e.affectsConfiguration(`${SECTION}.command`) || e.affectsConfiguration(`${SECTION}.modelPath`)) {
+        // the model is loaded once per process: a new command or model needs a new server
+        await stopClient();
+        await startClient(context);
+        return;
+      }
+      if (e.affectsConfiguration(`${SECTION}.statsIntervalSeconds`)) scheduleStats();
+      if (client && client.state === State.Running) {
+        await client.sendNotification("workspace/didChangeConfiguration", { settings: { dgcomplete: serverSettings() } });
+      }
+    }),
+  );
+  await startClient(context);
+}
+
+export async function deactivate(): Promise<void> {
+  if (acceptTimer) clearTimeout(acceptTimer);
+  await stopClient();
+}

@@ -1,0 +1,314 @@
+// End-to-end test of the VS Code extension in a real VS Code (code-server) driven by a real Chromium.
+//
+//   CODE_SERVER=... VSIX=... CHROMIUM=/usr/bin/chromium DG_PYTHON=.venv/bin/python DG_MODEL=<dir or empty> \
+//     node editors/vscode/test/e2e.mjs
+//
+// Installs the .vsix into a fresh code-server, opens a Python file, waits for the daemon's model to load
+// (status bar), types, asserts that the daemon's ghost text appears and that Tab inserts exactly it, checks
+// the status bar latency and the "Show log" command. Screenshot: .test-artifacts/vscode-ghost-text.png
+// (UPDATE_SCREENSHOT=1 also copies it to editors/vscode/screenshot.png).
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "../../..");
+const env = (k, d) => (process.env[k] && process.env[k] !== "" ? process.env[k] : d);
+const CODE_SERVER = env("CODE_SERVER", path.join(root, "editors/.cache/code-server/node_modules/.bin/code-server"));
+const VSIX = env("VSIX", path.join(root, "editors/vscode/dgcomplete.vsix"));
+const CHROMIUM = env("CHROMIUM", "/usr/bin/chromium");
+const PYTHON = path.resolve(root, env("DG_PYTHON", ".venv/bin/python"));
+const MODEL = env("DG_MODEL", "");
+const ART = path.join(root, ".test-artifacts");
+const WORK = path.join(ART, "vscode");
+const SHOT = path.join(ART, "vscode-ghost-text.png");
+const TIMEOUT_MS = Number(env("DG_E2E_TIMEOUT_MS", "420000"));
+
+const log = (...a) => console.error("[vscode-e2e]", ...a);
+const checks = [];
+function check(name, cond, detail) {
+  checks.push({ name, ok: !!cond, detail });
+  log(`${cond ? "PASS" : "FAIL"} ${name}${detail !== undefined ? `: ${JSON.stringify(detail)}` : ""}`);
+  if (!cond) throw new Error(`check failed: ${name}`);
+}
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on("error", reject);
+  });
+}
+
+async function waitHttp(url, ms) {
+  const t0 = Date.now();
+  while (Date.now() - t0 < ms) {
+    const ok = await new Promise((resolve) => {
+      const req = http.get(url, (res) => {
+        res.resume();
+        resolve(res.statusCode && res.statusCode < 500);
+      });
+      req.on("error", () => resolve(false));
+      req.setTimeout(2000, () => {
+        req.destroy();
+        resolve(false);
+      });
+    });
+    if (ok) return true;
+    await sleep(250);
+  }
+  return false;
+}
+
+function freshDir(p) {
+  fs.rmSync(p, { recursive: true, force: true });
+  fs.mkdirSync(p, { recursive: true });
+  return p;
+}
+
+async function main() {
+  for (const [what, p] of [["code-server", CODE_SERVER], ["vsix", VSIX], ["chromium", CHROMIUM], ["python", PYTHON]]) {
+    if (!fs.existsSync(p)) throw new Error(`${what} not found at ${p} (run make -C editors setup vsix)`);
+  }
+  freshDir(WORK);
+  const userData = freshDir(path.join(WORK, "user-data"));
+  const extDir = freshDir(path.join(WORK, "extensions"));
+  const profile = freshDir(path.join(WORK, "chromium-profile"));
+  const ws = freshDir(path.join(WORK, "workspace"));
+  const xdg = freshDir(path.join(WORK, "xdg"));
+  const csEnv = {
+    ...process.env,
+    XDG_CONFIG_HOME: path.join(xdg, "config"),
+    XDG_DATA_HOME: path.join(xdg, "data"),
+    XDG_CACHE_HOME: path.join(xdg, "cache"),
+    // the daemon runs in the workspace folder: make the checkout's package importable from there
+    PYTHONPATH: [root, process.env.PYTHONPATH].filter(Boolean).join(path.delimiter),
+  };
+
+  // user settings: no telemetry, no update checks, nothing that pops up over the editor or steals Tab
+  const settings = {
+    "telemetry.telemetryLevel": "off",
+    "extensions.autoUpdate": false,
+    "extensions.autoCheckUpdates": false,
+    "extensions.ignoreRecommendations": true,
+    "update.mode": "none",
+    "workbench.enableExperiments": false,
+    "workbench.startupEditor": "none",
+    "workbench.tips.enabled": false,
+    "workbench.secondarySideBar.defaultVisibility": "hidden",
+    "chat.commandCenter.enabled": false,
+    "security.workspace.trust.enabled": false,
+    "git.enabled": false,
+    "npm.fetchOnlinePackageInfo": false,
+    "editor.quickSuggestions": { other: false, comments: false, strings: false },
+    "editor.suggestOnTriggerCharacters": false,
+    "editor.wordBasedSuggestions": "off",
+    "editor.autoClosingBrackets": "never",
+    "editor.autoClosingQuotes": "never",
+    "editor.inlineSuggest.enabled": true,
+    "editor.minimap.enabled": false,
+    "files.trimTrailingWhitespace": false,
+    "files.insertFinalNewline": false,
+    "dgcomplete.command": [PYTHON, "-m", "dgcomplete", "serve", "--log-file", path.join(WORK, "daemon.log")],
+    "dgcomplete.modelPath": MODEL,
+    "dgcomplete.maxLines": 4,
+    "dgcomplete.statsIntervalSeconds": 5,
+  };
+  fs.mkdirSync(path.join(userData, "User"), { recursive: true });
+  fs.writeFileSync(path.join(userData, "User", "settings.json"), JSON.stringify(settings, null, 1));
+
+  // a file the memorizer has seen (tests/helpers.py MEMO_TEXT); we type the start of a word it knows
+  const original = 'def add(a, b):\n    return a + b\n\n\ndef greet(name):\n    message = "hello " + name\n' +
+    "    print(message)\n    return ";
+  const file = path.join(ws, "sample.py");
+  fs.writeFileSync(file, original);
+
+  log("installing", path.relative(root, VSIX));
+  const inst = execFileSync(CODE_SERVER, ["--user-data-dir", userData, "--extensions-dir", extDir, "--install-extension", VSIX],
+    { env: csEnv, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  check("vsix installed", /successfully installed/i.test(inst), inst.trim().split("\n").pop());
+
+  const port = await freePort();
+  fs.writeFileSync(path.join(WORK, "code-server.yaml"), "");
+  const csLog = fs.openSync(path.join(WORK, "code-server.log"), "w");
+  const cs = spawn(CODE_SERVER, [
+    "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--user-data-dir", userData, "--extensions-dir", extDir,
+    "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override",
+    "--config", path.join(WORK, "code-server.yaml"), ws,
+  ], { env: csEnv, stdio: ["ignore", csLog, csLog], detached: true });
+  let browser;
+  try {
+    check("code-server listening", await waitHttp(`http://127.0.0.1:${port}/healthz`, 60000), port);
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1100, height: 620 },
+      deviceScaleFactor: 1,
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
+    });
+    const page = browser.pages()[0] ?? (await browser.newPage());
+    page.setDefaultTimeout(60000);
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
+    await page.waitForSelector(".monaco-workbench", { timeout: 90000 });
+    check("workbench loaded", true);
+    await sleep(1500);
+
+    // open sample.py through Quick Open
+    await page.keyboard.press("Control+P");
+    await page.waitForSelector(".quick-input-widget input", { state: "visible" });
+    await page.keyboard.type("sample.py", { delay: 20 });
+    await page.waitForSelector(".quick-input-list .monaco-list-row:has-text('sample.py')");
+    await sleep(300);
+    await page.keyboard.press("Enter");
+    const editor = page.locator(".editor-instance .monaco-editor").first();
+    await editor.waitFor({ state: "visible" });
+    await page.waitForSelector(".tab.active[aria-label*='sample.py'], .tab.active[title*='sample.py']", { timeout: 30000 })
+      .catch(() => undefined);
+    const opened = await page.waitForFunction(() => [...document.querySelectorAll(".editor-instance .view-lines")]
+      .some((e) => (e.textContent || "").replace(/\u00a0/g, " ").includes("def greet")), null, { timeout: 30000 })
+      .catch(() => null);
+    check("sample.py open", !!opened);
+
+    // the daemon loads its model: the status bar item goes from spinning to sparkle
+    const dgState = () => page.evaluate(() => {
+      const item = [...document.querySelectorAll(".statusbar-item")]
+        .find((e) => /dgcomplete|dg \d+ ms/.test(e.textContent || ""));
+      if (!item) return "absent";
+      for (const [cls, st] of [["codicon-sparkle", "ready"], ["codicon-error", "error"], ["codicon-circle-slash", "stopped"]]) {
+        if (item.querySelector("." + cls)) return st;
+      }
+      return "loading";
+    });
+    const ready = await page.waitForFunction(() => {
+      const item = [...document.querySelectorAll(".statusbar-item")]
+        .find((e) => /dgcomplete|dg \d+ ms/.test(e.textContent || ""));
+      return !!item && !!item.querySelector(".codicon-sparkle, .codicon-error, .codicon-circle-slash");
+    }, null, { timeout: 180000 }).catch(() => null);
+    check("status bar shows ready", ready && (await dgState()) === "ready", await dgState());
+    await sleep(300);
+
+    // type at the end of the file
+    await editor.click();
+    await page.keyboard.press("Control+End");
+    const ghostSel = ".monaco-editor .ghost-text-decoration, .monaco-editor .ghost-text-decoration-preview, .monaco-editor .ghost-text";
+    let typed = "";
+    let ghost = null;
+    for (const [i, chunk] of ["mess", "age", " "].entries()) {
+      await page.keyboard.type(chunk, { delay: 60 });
+      typed += chunk;
+      ghost = await page.waitForSelector(ghostSel, { timeout: i === 0 ? 30000 : 15000 }).catch(() => null);
+      if (!ghost) {
+        log(`no ghost text after typing ${JSON.stringify(chunk)}; triggering explicitly`);
+        await page.keyboard.press("Alt+Backslash"); // editor.action.inlineSuggest.trigger
+        ghost = await page.waitForSelector(ghostSel, { timeout: 15000 }).catch(() => null);
+      }
+      if (ghost) break;
+    }
+    check("ghost text appears", !!ghost);
+    await sleep(400); // let the decoration settle (it is re-rendered once the request resolves)
+    const ghostText = await page.evaluate(() => {
+      const ed = document.querySelector(".editor-instance .monaco-editor");
+      const inline = [...ed.querySelectorAll(".ghost-text-decoration, .ghost-text-decoration-preview")]
+        .map((e) => e.textContent).join("");
+      const zone = [...ed.querySelectorAll(".ghost-text .view-line")].map((e) => e.textContent);
+      return [inline, ...zone].join("\n").replace(/\u00a0/g, " ");
+    });
+    check("ghost text is non-empty", ghostText.trim().length > 0, ghostText);
+    await page.screenshot({ path: SHOT });
+    log("screenshot", path.relative(root, SHOT));
+
+    // Tab accepts: the file gains exactly the ghost text after what was typed
+    await page.keyboard.press("Tab");
+    await sleep(300);
+    await page.keyboard.press("Control+S");
+    const expected = original + typed + ghostText;
+    let after = "";
+    const t0 = Date.now();
+    while (Date.now() - t0 < 10000) {
+      after = fs.readFileSync(file, "utf8");
+      if (after !== original) break;
+      await sleep(200);
+    }
+    check("Tab inserts exactly the ghost text", after === expected, { after: after.slice(-80), expected: expected.slice(-80) });
+
+    // the accept command reached the server, and the status bar shows the latency it polled
+    const lat = await page.waitForFunction(() => {
+      const items = [...document.querySelectorAll(".statusbar-item")].map((e) => e.textContent || "");
+      return items.find((t) => /dg \d+ ms/.test(t)) || false;
+    }, null, { timeout: 15000 }).then((h) => h.jsonValue()).catch(() => null);
+    check("status bar shows the last latency", !!lat, lat);
+
+    // "dgcomplete: Show log" reveals the output channel
+    await page.keyboard.press("Control+Shift+P");
+    await page.waitForSelector(".quick-input-widget input", { state: "visible" });
+    await page.keyboard.type("dgcomplete: Show log", { delay: 20 });
+    await page.waitForSelector(".quick-input-list .monaco-list-row:has-text('Show log')");
+    await sleep(300);
+    await page.keyboard.press("Enter");
+    const out = await page.waitForFunction(() => {
+      const p = document.querySelector(".part.panel .output-view, .part.panel");
+      const t = (p && p.textContent || "").replace(/\u00a0/g, " ");
+      return /starting: .*dgcomplete serve/.test(t) ? t.slice(t.indexOf("starting"), t.indexOf("starting") + 60) : false;
+    }, null, { timeout: 15000 }).then((h) => h.jsonValue()).catch(() => null);
+    check("Show log reveals the output channel", !!out, out);
+
+    // the rewrite commands are in the command palette
+    await page.keyboard.press("Control+Shift+P");
+    await page.waitForSelector(".quick-input-widget input", { state: "visible" });
+    await page.keyboard.type("dgcomplete: ", { delay: 20 });
+    const listed = await page.waitForFunction(() => {
+      const rows = [...document.querySelectorAll(".quick-input-list .monaco-list-row")].map((e) => e.textContent || "");
+      const want = ["Rewrite selection", "Repair syntax", "Fill holes"];
+      return want.every((w) => rows.some((r) => r.includes(w))) ? rows.length : false;
+    }, null, { timeout: 15000 }).then((h) => h.jsonValue()).catch(() => null);
+    check("rewrite commands in the command palette", !!listed, listed);
+    await page.keyboard.press("Escape");
+
+    if (env("UPDATE_SCREENSHOT", "") === "1") {
+      fs.copyFileSync(SHOT, path.join(root, "editors/vscode/screenshot.png"));
+      log("copied the screenshot to editors/vscode/screenshot.png");
+    }
+  } catch (e) {
+    try {
+      const pages = browser?.pages() ?? [];
+      if (pages[0]) await pages[0].screenshot({ path: path.join(ART, "vscode-failure.png") });
+    } catch { /* best effort */ }
+    throw e;
+  } finally {
+    await browser?.close().catch(() => undefined);
+    try {
+      process.kill(-cs.pid, "SIGTERM");
+    } catch { /* gone already */ }
+    fs.writeFileSync(path.join(WORK, "result.json"), JSON.stringify({ checks }, null, 1));
+  }
+}
+
+const timer = setTimeout(() => {
+  log(`FAILED: timeout after ${TIMEOUT_MS} ms`);
+  process.exit(1);
+}, TIMEOUT_MS);
+main().then(
+  () => {
+    clearTimeout(timer);
+    log(`ALL PASSED (${checks.length} checks)`);
+    process.exit(0);
+  },
+  (e) => {
+    clearTimeout(timer);
+    log(`FAILED: ${e.message}`);
+    for (const f of ["daemon.log", "code-server.log"]) {
+      const p = path.join(WORK, f);
+      if (fs.existsSync(p)) log(`--- ${f} (tail)\n` + fs.readFileSync(p, "utf8").split("\n").slice(-15).join("\n"));
+    }
+    process.exit(1);
+  },
+);
