@@ -184,10 +184,13 @@ def denoise(
                 hooked += int(force.sum())
 
         if cfg.mode == "uniform":
-            sampled = gumbel_sample(scaled, generator)
             eligible = free & ~force
             accept = entropy_bound_accept(token_h, cfg.entropy_bound, eligible)
-            new_free = torch.where(accept, sampled, draw((b, f)))
+            # acceptance depends on entropies only: sample just the accepted positions (Gumbel-max)
+            new_free = draw((b, f))
+            rows, cols = accept.nonzero(as_tuple=True)
+            if len(rows):
+                new_free[rows, cols] = gumbel_sample(scaled[rows, cols], generator)
             canvas[:, :f] = torch.where(free, new_free, clamped_vals)
             accepted_hist.append(float(accept.sum(-1).float().mean()))
         else:
@@ -203,7 +206,13 @@ def denoise(
             if force.any():  # syntax hook: re-mask what broke the parse
                 canvas[:, :f] = torch.where(force, torch.full_like(argmax, cfg.mask_id), canvas[:, :f])
                 masked = masked | force
-            canvas[:, :f] = torch.where(accept, argmax, canvas[:, :f])
+            # row 0 commits the argmax; further rows sample (Gumbel-max at the scheduled temperature) so that
+            # several candidates for one request differ
+            choice = argmax
+            if b > 1:
+                choice = torch.cat([argmax[:1], gumbel_sample(scaled[1:], generator)], dim=0)
+                choice = torch.where(free, choice, clamped_vals)
+            canvas[:, :f] = torch.where(accept, choice, canvas[:, :f])
             masked = masked & ~accept
             accepted_hist.append(float(accept.sum(-1).float().mean()))
             argmax = torch.where(masked, argmax, canvas[:, :f])

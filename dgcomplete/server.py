@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import sys
 import time
 import uuid
 from collections import deque
@@ -16,9 +17,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from lsprotocol import types as lsp
-from pygls.exceptions import JsonRpcInvalidParams
+from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
+from pygls.workspace import Workspace
 
 from . import __version__
 from .engine import Completion, Engine, EngineError
@@ -47,6 +49,10 @@ class Settings:
     backend: str = "local"
     remote: dict[str, Any] = field(default_factory=dict)
     fallback_to_local: bool = True
+    rewrite_fraction: float = 0.5  # share of the selection's tokens renoised by Rewrite selection
+    rewrite_variants: int = 3  # Rewrite selection actions offered (one seed each)
+    repair_rounds: int = 6  # denoising rounds Repair syntax may spend
+    hole_tokens: int = 48  # tokens a hole may be filled with
 
     def update(self, raw: Any) -> list[str]:
         """Apply known keys (camelCase or snake_case); return the unknown ones for a warning."""
@@ -62,14 +68,24 @@ class Settings:
             if f is None:
                 unknown.append(k)
                 continue
-            try:
+            try:  # a value of the wrong type is refused (reported as unknown), never stored
                 cur = getattr(self, f)
                 if isinstance(cur, bool):
                     v = bool(v)
-                elif isinstance(cur, int) and v is not None:
-                    v = max(1, int(v)) if f != "debounce_ms" else max(0, int(v))
+                elif isinstance(cur, float):
+                    v = min(1.0, max(0.0, float(v)))
+                elif f in ("max_lines", "max_tokens", "debounce_ms") or (f in ("steps", "threads") and v is not None):
+                    v = max(0, int(v)) if f in ("debounce_ms", "repair_rounds") else max(1, int(v))
+                elif f == "enabled_languages":
+                    if v is not None and not (isinstance(v, list) and all(isinstance(x, str) for x in v)):
+                        raise TypeError(f)
+                elif f == "remote":
+                    if not isinstance(v, dict):
+                        raise TypeError(f)
+                elif not isinstance(v, str) and not (v is None and f == "model"):
+                    raise TypeError(f)
                 setattr(self, f, v)
-            except (TypeError, ValueError):
+            except (TypeError, ValueError, OverflowError):
                 unknown.append(k)
         return unknown
 
@@ -97,32 +113,111 @@ class Stats:
         }
 
 
-class _Ignored:
-    """Stands for a message already answered with an error (so pygls skips it)."""
+class RequestFailed(JsonRpcException):
+    """LSP's RequestFailed: a valid request the server could not serve (the message says why)."""
 
-    jsonrpc = "ignored"
+    CODE = -32803
 
 
 class Protocol(LanguageServerProtocol):
-    """Answers requests whose params fail to deserialize with -32602 (pygls 2.1 leaves them unanswered)."""
+    """JSON-RPC error paths pygls 2.1 leaves silent: every request gets a result or an error.
+
+    -32602 for params that fail to deserialize, -32601 for an unknown method sent without params, -32600 for
+    invalid requests (bad id or method types, an id without a method, not JSON-RPC 2.0, batches, requests
+    after shutdown, oversized frames) and -32700 (id null) for bodies that are not JSON (see
+    ``DgServer.report_server_error``). Messages are structured here, at the top level only: pygls calls
+    ``structure_message`` as json's object_hook, for nested objects too.
+    """
+
+    def reply_error(self, msg_id: Any, code: int, message: str) -> None:
+        ok = isinstance(msg_id, (int, str)) and not isinstance(msg_id, bool)
+        self._send_data({"jsonrpc": "2.0", "id": msg_id if ok else None, "error": {"code": code, "message": message}})
 
     def structure_message(self, data: dict[str, Any]):
+        return data  # see handle_message
+
+    def _structure(self, data: dict[str, Any]) -> Any:
+        """The message object, or None when the message was answered with an error (or is to be ignored)."""
+        msg_id, method = data.get("id"), data.get("method")
+        problem = ""
+        if msg_id is not None and (not isinstance(msg_id, (int, str)) or isinstance(msg_id, bool)):
+            problem = "id must be an integer or a string"
+        elif "method" in data and not isinstance(method, str):
+            problem = "method must be a string"
+        elif "id" in data and "method" not in data and "result" not in data and "error" not in data:
+            problem = "a request needs a method"
+        elif "id" not in data and "method" not in data:
+            problem = "a message needs a method or an id"
+        elif "id" in data and "method" in data and data.get("jsonrpc") != "2.0":
+            problem = 'jsonrpc must be "2.0"'
+        if problem:
+            self.reply_error(msg_id, -32600, f"invalid request: {problem}")
+            return None
+        if isinstance(method, str) and "id" in data and "params" not in data and self.get_message_type(method) is None:
+            data = {**data, "params": None}  # an unknown method: pygls answers MethodNotFound
         try:
             return super().structure_message(data)
         except Exception as e:
-            if isinstance(data, dict) and "id" in data and "method" in data:
+            if "id" in data and "method" in data:
                 code = -32602 if isinstance(e, JsonRpcInvalidParams) else -32603
                 self._send_response(data["id"], error=lsp.ResponseError(
                     code=code, message=f"invalid params for {data.get('method')}: {type(e.__cause__).__name__}"))
-            return _Ignored()
+            return None
 
     def handle_message(self, message):
-        if isinstance(message, _Ignored):
+        if isinstance(message, list):  # a JSON-RPC batch: LSP has none
+            ids = [m.get("id") for m in message if isinstance(m, dict) and "id" in m and "method" in m]
+            for msg_id in ids or [None]:
+                self.reply_error(msg_id, -32600, "invalid request: batches are not supported")
             return
-        if not hasattr(message, "jsonrpc"):
+        if not isinstance(message, dict) or "jsonrpc" not in message:
             log.warning("ignoring a message that is not JSON-RPC")
+            too_big = isinstance(message, dict) and _OVERSIZED in message
+            msg_id = message.get("id") if isinstance(message, dict) and "method" in message else None
+            self.reply_error(msg_id, -32600, "message too large" if too_big else "invalid request: not JSON-RPC 2.0")
+            return
+        message = self._structure(message)
+        if message is None:
+            return
+        if self._shutdown and hasattr(message, "id") and getattr(message, "method", "exit") != "exit":
+            self.reply_error(message.id, -32600, "invalid request: the server is shutting down")
             return
         super().handle_message(message)
+
+
+_OVERSIZED = "dgcomplete: oversized message"
+MAX_MESSAGE_BYTES = 64 << 20  # a bigger frame is skipped (and answered -32600), never read into memory
+
+
+class BoundedInput:
+    """stdin for pygls' reader: header lines and bodies are read within bounds (no allocation a header asks)."""
+
+    def __init__(self, raw: Any, limit: int = MAX_MESSAGE_BYTES) -> None:
+        self.raw, self.limit = raw, limit
+
+    def readline(self) -> bytes:
+        return self.raw.readline(65536)
+
+    def read(self, n: int) -> bytes:
+        if n <= self.limit:
+            return self.raw.read(n)
+        left = n
+        while left > 0:  # skip the frame
+            chunk = self.raw.read(min(left, 1 << 20))
+            if not chunk:
+                return b""
+            left -= len(chunk)
+        log.error("skipped a message of %d bytes (limit %d)", n, self.limit)
+        return json.dumps({_OVERSIZED: n}).encode()
+
+
+class OpenDocuments(Workspace):
+    """pygls' workspace, minus reading unopened URIs from disk: get_text_document is None for those."""
+
+    def get_text_document(self, doc_uri: str):  # type: ignore[override]
+        from urllib.parse import unquote
+
+        return self.text_documents.get(unquote(doc_uri))
 
 
 class DgServer(LanguageServer):
@@ -142,6 +237,8 @@ class DgServer(LanguageServer):
     def report_server_error(self, error: Exception, source: Any) -> None:
         # out-of-band errors (malformed messages) are logged, not shown: a fuzzing client must not spam the UI
         log.error("%s: %s", getattr(source, "__name__", source), error)
+        if source is JsonRpcException and isinstance(error, (ValueError, RecursionError)):  # the body is not JSON
+            self.protocol.reply_error(None, -32700, f"parse error: {type(error).__name__}")
 
     # ---- model -------------------------------------------------------------------------------------------
     async def load_model(self) -> None:
@@ -234,9 +331,12 @@ def make_server(model_path: str | None = None, *, threads: int | None = None, re
             log.warning("unknown settings ignored: %s", unknown)
         caps = params.capabilities.text_document
         ls.inline_client = bool(caps and caps.inline_completion is not None)
+        ls.workspace.__class__ = OpenDocuments  # created by pygls just before this handler
 
     @ls.feature(lsp.INITIALIZED)
     async def initialized(ls: DgServer, params: lsp.InitializedParams) -> None:
+        if ls.ready is not None:  # a second `initialized` must not load a second model
+            return
         ls.ready = asyncio.Event()
         asyncio.ensure_future(ls.load_model())
 
@@ -251,7 +351,11 @@ def make_server(model_path: str | None = None, *, threads: int | None = None, re
         if engine is None:
             return
         d = params.text_document
-        engine.open(d.uri, d.text, d.version, d.language_id)
+        # edits typed while the model was loading were applied to pygls' copy only: start from that copy
+        doc = ls.workspace.get_text_document(d.uri)
+        text = doc.source if doc is not None and doc.source is not None else d.text
+        version = doc.version if doc is not None and doc.version is not None else d.version
+        engine.open(d.uri, text, version, d.language_id)
 
     @ls.feature(lsp.TEXT_DOCUMENT_DID_CHANGE)
     def did_change(ls: DgServer, params: lsp.DidChangeTextDocumentParams) -> None:
@@ -304,6 +408,9 @@ def make_server(model_path: str | None = None, *, threads: int | None = None, re
         if ls.engine is not None:
             await ls.engine.shutdown()
 
+    from .rewrite import register as register_rewrite
+    register_rewrite(ls)
+
     global server
     server = ls
     return ls
@@ -355,6 +462,8 @@ async def _complete(ls: DgServer, uri: str, pos: lsp.Position, *, n: int, single
         token.cancel("cancelled")
         ls.stats.cancelled += 1
         raise
+    except EngineError as e:  # the request was fine; the backend failed (remote down, no model)
+        raise RequestFailed(str(e)) from e
     if comp.items and session.version != comp.version:
         ls.stats.stale += 1
         return None, "stale"
@@ -428,7 +537,7 @@ def serve(model_path: str | None, *, tcp: str | None = None, threads: int | None
         host, _, port = tcp.rpartition(":")
         ls.start_tcp(host or "127.0.0.1", int(port))
     else:
-        ls.start_io()
+        ls.start_io(BoundedInput(sys.stdin.buffer))
 
 
 def dump_settings_schema() -> str:

@@ -7,10 +7,15 @@ from pathlib import Path
 
 import pytest
 import pytest_asyncio
+import torch
 from lsprotocol import types as lsp
 from pytest_lsp import ClientServerConfig, LanguageClient
 
 from .helpers import make_tiny_checkpoint
+
+# In-process model tests run on one thread: on a busy 2-core machine a second OpenMP thread can make a tiny
+# model's matmuls many times slower (the daemon measures its own choice at start-up).
+torch.set_num_threads(1)
 
 
 @pytest.fixture(scope="session")
@@ -62,22 +67,12 @@ async def daemon(tiny_model):
     await stop_daemon(client)
 
 
-@pytest.fixture(scope="session")
-def memo_model(tmp_path_factory) -> Path:
-    """A tiny model really trained (seconds) on tests/helpers.MEMO_TEXT."""
-    from .helpers import train_memorizer
-
-    return train_memorizer(tmp_path_factory.mktemp("models") / "memo", steps=400)
-
-
 @pytest_asyncio.fixture
-async def memo_daemon(memo_model):
-    """The daemon on the memorizer, with MEMO_TEXT open and the body of `add` blanked out."""
-    from .helpers import MEMO_TEXT
-
-    text = MEMO_TEXT.replace("    return a + b", "    ")
-    client = await start_daemon("--model", str(memo_model), "--threads", "1")
+async def embedded_daemon():
+    """The daemon on the embedded (shipped) model, with a small Python file open."""
+    text = "def is_even(n):\n    return n % 2 == \n\n\ndef area(w, h):\n    return w * h\n"
+    client = await start_daemon("--threads", "1")
     client.text_document_did_open(lsp.DidOpenTextDocumentParams(
-        lsp.TextDocumentItem("file:///work/memo.py", "python", 1, text)))
-    yield client, text, 1, 4
+        lsp.TextDocumentItem("file:///work/even.py", "python", 1, text)))
+    yield client, text, 1, len("    return n % 2 == ")
     await stop_daemon(client)

@@ -104,7 +104,7 @@ def train_memorizer(out: Path, text: str = MEMO_TEXT, *, steps: int = 300, seed:
     model = DiffusionGemma(cfg)
     model.init_weights(seed=seed)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
-    sampler = ExampleSampler([text], tok, prefix_tokens=64, seed=seed)
+    sampler = ExampleSampler([text], tok, prefix_tokens=64, seed=seed, kinds={"line": 1.0})
     g = torch.Generator().manual_seed(seed)
     for _ in range(steps):
         batch = sampler.batch(16, 24)

@@ -15,7 +15,7 @@ from lsprotocol import types as lsp
 from .conftest import start_daemon, stop_daemon
 
 URI = "file:///work/demo.py"
-MEMO_URI = "file:///work/memo.py"
+EVEN_URI = "file:///work/even.py"
 CODE = "def add(a, b):\n    total = a + b\n    return total\n\n\ndef mul(a, b):\n    return \n"
 
 
@@ -41,15 +41,17 @@ async def test_capabilities_and_model_progress(daemon):
     assert "dgcomplete.stats" in caps.execute_command_provider.commands
     open_doc(daemon)
     await daemon.text_document_inline_completion_async(inline_params(6, 11))  # waits for the model
-    kinds = [type(r).__name__ for reports in daemon.progress_reports.values() for r in reports]
-    assert kinds[0] == "WorkDoneProgressBegin" and kinds[-1] == "WorkDoneProgressEnd"
+    loading = [r for r in daemon.progress_reports.values() if r and "loading model" in (r[0].title or "")]
+    assert len(loading) == 1
+    assert type(loading[0][0]).__name__ == "WorkDoneProgressBegin"
+    assert type(loading[0][-1]).__name__ == "WorkDoneProgressEnd" and loading[0][-1].message == "ready"
     assert any("ready" in m.message for m in daemon.log_messages)
 
 
-async def test_items_have_same_line_ranges_filter_text_and_accept_command(memo_daemon):
-    client, text, line, col = memo_daemon
-    res = await client.text_document_inline_completion_async(inline_params(line, col, MEMO_URI, invoked=True))
-    assert res.items, "the memorizing model should complete a line it was trained on"
+async def test_items_have_same_line_ranges_filter_text_and_accept_command(embedded_daemon):
+    client, text, line, col = embedded_daemon
+    res = await client.text_document_inline_completion_async(inline_params(line, col, EVEN_URI, invoked=True))
+    assert res.items, "the embedded model should complete `return n % 2 == `"
     for item in res.items:
         assert item.range.start.line == item.range.end.line == line
         assert item.range.end.character >= col >= item.range.start.character
@@ -61,12 +63,11 @@ async def test_items_have_same_line_ranges_filter_text_and_accept_command(memo_d
     assert s["accepted"] == 1 and s["shown"] >= 1 and s["latency_ms"]["p50"] > 0
 
 
-async def test_completion_makes_sense_on_real_code(memo_daemon):
-    """The memorizer has seen MEMO_TEXT: on its `def add` body line it should say `return a + b` (or part)."""
-    client, text, line, col = memo_daemon
-    res = await client.text_document_inline_completion_async(inline_params(line, col, MEMO_URI, invoked=True))
-    texts = [i.insert_text for i in res.items]
-    assert any("a + b" in t or t.strip().startswith("return") for t in texts), texts
+async def test_completion_makes_sense_on_real_code(embedded_daemon):
+    """Shipped model, greedy candidate: `return n % 2 == ` is completed with `0` (a random model would not)."""
+    client, text, line, col = embedded_daemon
+    res = await client.text_document_inline_completion_async(inline_params(line, col, EVEN_URI))
+    assert [i.insert_text.strip() for i in res.items] == ["0"]
 
 
 async def test_utf16_ranges_with_emoji_and_cjk(daemon):
@@ -87,10 +88,11 @@ async def test_cancel_request_stops_denoising(tiny_model):
     try:
         open_doc(client)
         await client.text_document_inline_completion_async(inline_params(0, 0))  # wait for the model
-        fut = client.protocol.send_request_async(lsp.TEXT_DOCUMENT_INLINE_COMPLETION, inline_params(6, 11))
+        before = set(client.protocol._request_futures)
+        fut = asyncio.ensure_future(client.text_document_inline_completion_async(inline_params(6, 11)))
         await asyncio.sleep(0.3)
         t0 = time.perf_counter()
-        msg_id = max(client.protocol._request_futures)  # the id of the request just sent
+        (msg_id,) = set(client.protocol._request_futures) - before  # the id of the request just sent
         client.protocol.notify("$/cancelRequest", lsp.CancelParams(id=msg_id))
         with pytest.raises(Exception) as err:
             await asyncio.wait_for(fut, timeout=10)
@@ -111,7 +113,7 @@ async def test_newer_request_supersedes_and_stale_versions_are_dropped(tiny_mode
         await asyncio.sleep(0.2)
         # Neovim-style: a new request without cancelling the old one; then an edit moves the version
         client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-            text_document=lsp.VersionedTextDocumentIdentifier(URI, 2),
+            text_document=lsp.VersionedTextDocumentIdentifier(version=2, uri=URI),
             content_changes=[lsp.TextDocumentContentChangePartial(
                 range=lsp.Range(lsp.Position(6, 11), lsp.Position(6, 11)), text="a")]))
         old = await asyncio.wait_for(first, timeout=10)

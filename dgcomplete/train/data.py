@@ -63,7 +63,8 @@ def split_dev(texts: list, dev_every: int = 100) -> tuple[list, list]:
 
 class ExampleSampler:
     def __init__(self, texts: list[str] | list[tuple[str, str]], tok: Tokenizer, *, prefix_tokens: int = 192,
-                 suffix_tokens: int = 16, seed: int = 0) -> None:
+                 suffix_tokens: int = 16, seed: int = 0, kinds: dict[str, float] | None = None) -> None:
+        self.kinds = kinds or SHORT_WEIGHTS
         pairs = [(t, "") if isinstance(t, str) else t for t in texts]
         self.texts, self.tok = [t for t, _ in pairs], tok
         self.P, self.K = prefix_tokens, suffix_tokens
@@ -185,7 +186,7 @@ class ExampleSampler:
             if long:
                 kind = "block"
             else:
-                kind = self.rng.choices(list(SHORT_WEIGHTS), weights=list(SHORT_WEIGHTS.values()))[0]
+                kind = self.rng.choices(list(self.kinds), weights=list(self.kinds.values()))[0]
             ex = self.make(kind, n_free)
             if ex is None:
                 continue

@@ -1,0 +1,455 @@
+"""Run every benchmark and write ``latest.json``, ``summary.md`` and plots (``make bench``).
+
+    python -m bench.run [--model PATH] [--quick] [--out DIR] [--threads N] [--skip quality,...]
+
+Parts, in order: keystroke latency through LSP (real-time typing sessions as Neovim and VS Code, file-size
+and thread comparisons, memory after 1,000 requests), parallelism and diffusion vs autoregressive (in
+process), infilling quality (HumanEval-Infilling, SantaCoder-FIM, with baselines), and the syntax-layer /
+repair benchmarks of their owners when present.  The full run is sized for < 20 minutes on 2 cores (the
+quality part has a time budget and reports how many tasks it covered); ``--quick`` takes about 2 minutes.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from . import RESULTS, Timer, display_path, loadavg, machine_info, model_info, resolve_model
+
+PARTS = ("latency", "parallel", "quality", "syntax")
+
+GOALS = [
+    # key in the flat result, comparison, target, label
+    ("latency_single_line_ms.p50", "<=", 60.0, "single-line keystroke latency p50 (ms)"),
+    ("latency_single_line_ms.p95", "<=", 150.0, "single-line keystroke latency p95 (ms)"),
+    ("tokens_per_forward", ">=", 8.0, "tokens committed per forward, 16-64-token spans"),
+    ("ar_speedup", ">=", 4.0, "speed-up over autoregressive decoding, same network"),
+    ("file_scale_ratio", "<=", 1.2, "latency 5,000-line / 50-line file (p50)"),
+]
+
+
+def _get(d: dict[str, Any], dotted: str) -> Any:
+    for k in dotted.split("."):
+        if not isinstance(d, dict):
+            return None
+        d = d.get(k)  # type: ignore[assignment]
+    return d
+
+
+def _pick(d: dict[str, Any] | None, *keys: str) -> dict[str, Any]:
+    return {k: (d or {}).get(k) for k in keys}
+
+
+# ---- parts --------------------------------------------------------------------------------------------------------
+def part_latency(model: Path, args: argparse.Namespace, log: Any) -> dict[str, Any]:
+    from .latency import LatencyConfig, quick_latency_config, run_latency
+
+    cfg = quick_latency_config(args.threads) if args.quick else LatencyConfig(threads=args.threads)
+    if args.seconds is not None:
+        cfg.seconds = args.seconds
+    if args.requests is not None:
+        cfg.total_requests = args.requests
+    if args.pace_scale is not None:
+        cfg.pace_scale = args.pace_scale
+    if args.scale_keys is not None:
+        cfg.scale_keys = args.scale_keys
+    if args.thread_keys is not None:
+        cfg.thread_keystrokes = args.thread_keys
+    if args.sessions is not None:
+        cfg.max_sessions = args.sessions
+    cfg.seed = args.seed
+    res = asyncio.run(run_latency(model, cfg, log))
+    res["config"] = {k: getattr(cfg, k) for k in cfg.__dataclass_fields__}
+    return res
+
+
+def part_parallel(model: Path, args: argparse.Namespace, log: Any) -> dict[str, Any]:
+    from .ar_vs_diffusion import run
+
+    spans, positions = (12, 5) if args.quick else (60, 20)
+    if args.spans is not None:
+        spans = args.spans
+    if args.positions is not None:
+        positions = args.positions
+    return run(model, spans=spans, positions=positions, threads=args.threads or 1, seed=args.seed,
+               data_override=args.data, log=log)
+
+
+def part_quality(model: Path, args: argparse.Namespace, log: Any) -> dict[str, Any]:
+    from .quality import QualityConfig, run_quality
+
+    if args.quick:
+        cfg = QualityConfig(limit=10, baseline_limit=10, budget_s=40, threads=args.threads or 1)
+    else:
+        cfg = QualityConfig(limit=None, baseline_limit=100, budget_s=420, threads=args.threads or 1)
+    if args.quality_limit is not None:
+        cfg.limit = args.quality_limit
+        cfg.baseline_limit = min(cfg.baseline_limit or args.quality_limit, args.quality_limit)
+    if args.quality_budget_s is not None:
+        cfg.budget_s = args.quality_budget_s if args.quality_budget_s > 0 else None
+    return asyncio.run(run_quality(model, cfg, args.data, log))
+
+
+def part_syntax(model: Path, args: argparse.Namespace, log: Any) -> dict[str, Any]:
+    """The syntax-layer and repair benchmarks of their owners, when present (bounded in time; output kept)."""
+    import subprocess
+    import sys
+
+    out: dict[str, Any] = {}
+    here = Path(__file__).resolve().parent
+    res_dir = Path(args.out) if args.out else RESULTS
+    jobs = [
+        ("syntax_bench", ["--repeat", "20" if args.quick else "100"], 60 if args.quick else 120, None),
+        ("repair_bench", ["--model", str(model), "--cases", "5" if args.quick else "30",
+                          "--threads", str(args.threads or 1), "--out", str(res_dir / "repair.json")],
+         90 if args.quick else 180, res_dir / "repair.json"),
+    ]
+    for name, extra, timeout, json_out in jobs:
+        if not (here / f"{name}.py").exists():
+            continue
+        t = Timer()
+        try:
+            r = subprocess.run([sys.executable, "-m", f"bench.{name}", *extra], capture_output=True, text=True,
+                               timeout=timeout, cwd=here.parent)
+            out[name] = {"rc": r.returncode, "seconds": round(t.s, 1), "output": r.stdout[-4000:],
+                         "stderr": r.stderr[-1000:] if r.returncode else ""}
+            if json_out is not None and json_out.exists() and r.returncode == 0:
+                try:
+                    out[name]["result"] = json.loads(json_out.read_text())
+                except ValueError:
+                    pass
+        except subprocess.TimeoutExpired:
+            out[name] = {"rc": None, "seconds": round(t.s, 1), "output": f"timed out after {timeout} s"}
+        log(f"  {name}: rc {out[name]['rc']} in {out[name]['seconds']} s")
+    return out
+
+
+# ---- the report ---------------------------------------------------------------------------------------------------
+def flatten(results: dict[str, Any], args: argparse.Namespace, model: dict[str, Any], machine: dict[str, Any],
+            wall_s: float) -> dict[str, Any]:
+    lat = results.get("latency") or {}
+    par = results.get("parallel") or {}
+    q = results.get("quality") or {}
+    avd = par.get("ar_vs_diffusion") or {}
+    pp = par.get("parallelism") or {}
+    he1, hem = q.get("humaneval_single") or {}, q.get("humaneval_multi") or {}
+
+    def lat_block(b: dict[str, Any] | None) -> dict[str, Any]:
+        b = b or {}
+        return {**_pick(b, "n", "p50", "p95", "p99", "mean"), "parts_ms_p50": {k: v.get("p50") for k, v in
+                                                                              (b.get("parts_ms") or {}).items()}}
+
+    requests = lat.get("requests_total")
+    flat: dict[str, Any] = {
+        "timestamp": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "quick": bool(args.quick),
+        "wall_s": round(wall_s, 1),
+        "latency_ms": lat_block(lat.get("all")),
+        "latency_single_line_ms": lat_block(lat.get("single_line")),
+        "latency_by_client_ms": {k: {"all": lat_block(v.get("latency_ms")),
+                                     "single_line": lat_block(v.get("single_line_latency_ms")),
+                                     **_pick(v, "requests", "with_items", "empty", "cancelled", "disturbed",
+                                             "errors", "empty_reasons"),
+                                     "cancel_ack_ms_p50": (v.get("cancel_ack_ms") or {}).get("p50")}
+                                 for k, v in (lat.get("by_client") or {}).items()},
+        "tokens_per_forward": (pp.get("tokens_per_forward") or {}).get("mean"),
+        "tokens_per_forward_by_max_tokens": {k: {"mean": v["tokens_per_forward"]["mean"],
+                                                 "p50": v["tokens_per_forward"]["p50"],
+                                                 "steps_mean": v["steps"]["mean"], "n": v["n"],
+                                                 "free_slots": v["free_slots"],
+                                                 "committed_mean": v["committed_tokens"]["mean"],
+                                                 "slots_per_forward_mean": (v.get("slots_per_forward") or {}).get("mean")}
+                                             for k, v in (pp.get("by_max_tokens") or {}).items()},
+        "tokens_per_forward_by_plan_lsp": {k: {"mean": v["tokens_per_forward"]["mean"],
+                                               "steps_mean": v["steps"]["mean"], "n": v["steps"]["n"]}
+                                           for k, v in (lat.get("by_plan") or {}).items()},
+        "ar_speedup": avd.get("ar_speedup"),
+        "ar_vs_diffusion": {k: avd.get(k) for k in ("spans", "ar_speedup_median_per_span",
+                                                     "ar_speedup_generation_only", "exact_match", "by_source",
+                                                     "errors")}
+        | {"diffusion_ms_p50": (avd.get("diffusion_ms") or {}).get("p50"),
+           "ar_ms_p50": (avd.get("ar_ms") or {}).get("p50")},
+        "file_scale_ratio": (lat.get("file_scale") or {}).get("ratio_p50"),
+        "file_scale": {k: (lat.get("file_scale") or {}).get(k) for k in ("small_lines", "big_lines")}
+        | {n: {**_pick((lat.get("file_scale") or {}).get(n), "p50", "p95", "prefix_tokens_p50", "cache_hit_tokens_p50"),
+               "first_request_ms": (((lat.get("file_scale") or {}).get(n) or {}).get("first_request_ms") or {}).get("p50")}
+           for n in ("small", "big")},
+        "threads": {"daemon_auto_or_given": lat.get("daemon_threads"),
+                    **{k: _pick(v, "n", "p50", "p95") if isinstance(v, dict) else v
+                       for k, v in (lat.get("threads") or {}).items()}},
+        "rss_mb": {"after_load": lat.get("rss_after_load_mb"), "after_requests": lat.get("rss_after_requests_mb"),
+                   "requests": requests,
+                   "after_1000": lat.get("rss_after_requests_mb") if (requests or 0) >= 1000 else None,
+                   "peak": lat.get("rss_peak_mb")},
+        "daemon_startup_s": lat.get("startup_s"),
+        "humaneval_single_line_pass1": (he1.get("pass1") or {}).get("ours"),
+        "humaneval_multi_line_pass1": (hem.get("pass1") or {}).get("ours"),
+        "santacoder_py_em": ((q.get("santacoder_py") or {}).get("exact_match") or {}).get("ours"),
+        "santacoder_js_em": ((q.get("santacoder_js") or {}).get("exact_match") or {}).get("ours"),
+        "santacoder_java_em": ((q.get("santacoder_java") or {}).get("exact_match") or {}).get("ours"),
+        "oracle_ratio": he1.get("oracle_ratio"),
+        "oracle_ratio_by_suite": {k: v.get("oracle_ratio") for k, v in q.items() if isinstance(v, dict) and "n" in v},
+        "baselines": {},
+        "quality_tasks": {k: {"evaluated": v.get("evaluated"), "total": v.get("total_tasks"), "n": v.get("n")}
+                          for k, v in q.items() if isinstance(v, dict) and "n" in v},
+        "token_accuracy": {k: v.get("token_accuracy") for k, v in q.items()
+                           if isinstance(v, dict) and v.get("token_accuracy")},
+        "machine": {**machine, "loadavg_end": loadavg(), "bench_threads": args.threads or 1},
+        "model": model,
+        "settings": {k: (display_path(v) if k in ("out", "data") and v else v) for k, v in vars(args).items()
+                     if k != "model"}
+        | {"latency": lat.get("config"), "quality": q.get("settings")},
+    }
+    for suite, metric in (("humaneval_single", "pass1"), ("humaneval_multi", "pass1"), ("santacoder_py", "exact_match"),
+                          ("santacoder_js", "exact_match"), ("santacoder_java", "exact_match")):
+        s = q.get(suite) or {}
+        if s.get(metric):
+            flat["baselines"][suite] = {k: v for k, v in s[metric].items()}
+    if q.get("skipped"):
+        flat["quality_skipped"] = q["skipped"]
+    flat["goals"] = []
+    for key, op, target, label in GOALS:
+        v = _get(flat, key)
+        met = None if v is None else (v <= target if op == "<=" else v >= target)
+        flat["goals"].append({"key": key, "label": label, "target": f"{op} {target:g}", "value": v, "met": met})
+    return flat
+
+
+def _fmt(v: Any, nd: int = 3) -> str:
+    if v is None:
+        return "—"
+    if isinstance(v, float):
+        return f"{v:.{nd}g}" if abs(v) < 1000 else f"{v:.0f}"
+    return str(v)
+
+
+def summary_md(flat: dict[str, Any], results: dict[str, Any]) -> str:
+    m, mach = flat["model"], flat["machine"]
+    L = [f"# dgcomplete benchmarks{' (quick)' if flat['quick'] else ''}", "",
+         f"{flat['timestamp']} · model **{m.get('name')}** ({_fmt(m.get('params', 0) / 1e6)}M params, "
+         f"{m.get('mode')} mode, canvas {m.get('canvas_length')}, ≤{m.get('max_denoising_steps')} steps) · "
+         f"{mach.get('cores')} cores {mach.get('cpu')} · torch {mach.get('torch')} · "
+         f"load average {mach.get('loadavg_start')} → {mach.get('loadavg_end')} · run took {flat['wall_s']:.0f} s", "",
+         "## Goals", "", "| goal | target | measured | met |", "|---|---|---|---|"]
+    for g in flat["goals"]:
+        met = "—" if g["met"] is None else ("yes" if g["met"] else "**no**")
+        L.append(f"| {g['label']} | {g['target']} | {_fmt(g['value'])} | {met} |")
+    L += ["", "## Keystroke latency through LSP (ms, client-measured, undisturbed requests that ran the model)", "",
+          "| requests | n | p50 | p95 | p99 | encode | denoise | syntax | engine other | protocol |",
+          "|---|---|---|---|---|---|---|---|---|---|"]
+
+    def row(name: str, b: dict[str, Any]) -> str:
+        p = b.get("parts_ms_p50") or {}
+        return (f"| {name} | {_fmt(b.get('n'))} | {_fmt(b.get('p50'))} | {_fmt(b.get('p95'))} | {_fmt(b.get('p99'))} | "
+                f"{_fmt(p.get('encode'))} | {_fmt(p.get('denoise'))} | {_fmt(p.get('syntax'))} | "
+                f"{_fmt(p.get('engine_other'))} | {_fmt(p.get('protocol'))} |")
+
+    L.append(row("all", flat["latency_ms"]))
+    L.append(row("single-line spans", flat["latency_single_line_ms"]))
+    for k, v in flat["latency_by_client_ms"].items():
+        L.append(row(f"{k}: all", v["all"]))
+        L.append(row(f"{k}: single-line", v["single_line"]))
+    L += ["", "Parts are medians of each part (they need not add up to the total's median).", ""]
+    for k, v in flat["latency_by_client_ms"].items():
+        L.append(f"- **{k}**: {v.get('requests')} requests, {v.get('with_items')} with a suggestion, "
+                 f"{v.get('empty')} empty, {v.get('cancelled')} cancelled by the client "
+                 f"(cancel acknowledged in {_fmt(v.get('cancel_ack_ms_p50'))} ms p50), {v.get('disturbed')} overtaken "
+                 f"by typing; empty because: {v.get('empty_reasons') or '—'}")
+    fs, th, rss = flat["file_scale"], flat["threads"], flat["rss_mb"]
+    L += ["", "## Scale, threads, memory", "",
+          f"- File size: p50 {_fmt((fs.get('small') or {}).get('p50'))} ms on {fs.get('small_lines')} lines vs "
+          f"{_fmt((fs.get('big') or {}).get('p50'))} ms on {fs.get('big_lines')} lines → ratio "
+          f"**{_fmt(flat['file_scale_ratio'])}** (prefix tokens seen: {_fmt((fs.get('small') or {}).get('prefix_tokens_p50'))} vs "
+          f"{_fmt((fs.get('big') or {}).get('prefix_tokens_p50'))}; first request after opening: "
+          f"{_fmt((fs.get('small') or {}).get('first_request_ms'))} vs {_fmt((fs.get('big') or {}).get('first_request_ms'))} ms)",
+          f"- Threads: p50 {_fmt((th.get('threads_1') or {}).get('p50'))} ms with 1 vs "
+          f"{_fmt((th.get('threads_2') or {}).get('p50'))} ms with 2 (speed-up {_fmt(th.get('speedup_2_over_1'))}); "
+          f"the daemon picked {th.get('daemon_auto_or_given')}",
+          f"- Daemon RSS: {_fmt(rss.get('after_load'))} MB after loading, {_fmt(rss.get('after_requests'))} MB after "
+          f"{rss.get('requests')} requests (peak {_fmt(rss.get('peak'))} MB); start-up {_fmt(flat['daemon_startup_s'])} s",
+          "", "## Parallelism and diffusion vs autoregressive (same network, same spans)", "",
+          "| max tokens | free slots | n | tokens/forward mean | p50 | steps mean | committed tokens mean | slots/forward |",
+          "|---|---|---|---|---|---|---|---|"]
+    for k, v in flat["tokens_per_forward_by_max_tokens"].items():
+        L.append(f"| {k} | {_fmt(v['free_slots'])} | {v['n']} | {_fmt(v['mean'])} | {_fmt(v['p50'])} | "
+                 f"{_fmt(v['steps_mean'])} | {_fmt(v.get('committed_mean'))} | {_fmt(v.get('slots_per_forward_mean'))} |")
+    L += ["", "Tokens/forward = committed middle tokens (up to the first filler/EOS) ÷ denoising steps; "
+          "slots/forward = free canvas slots ÷ steps (the sampler's parallelism wherever the middle ends)."]
+    a = flat["ar_vs_diffusion"]
+    L += ["", f"Diffusion vs AR over {a.get('spans')} held-out single-line spans: AR time / diffusion time = "
+          f"**{_fmt(flat['ar_speedup'])}** (median per span {_fmt(a.get('ar_speedup_median_per_span'))}, generation only "
+          f"{_fmt(a.get('ar_speedup_generation_only'))}); p50 {_fmt(a.get('diffusion_ms_p50'))} ms vs "
+          f"{_fmt(a.get('ar_ms_p50'))} ms; first-line exact match diffusion {_fmt((a.get('exact_match') or {}).get('diffusion'))} "
+          f"vs AR {_fmt((a.get('exact_match') or {}).get('ar'))}.", ""]
+    if flat["tokens_per_forward_by_plan_lsp"]:
+        L.append("From the LSP sessions, by plan: " + "; ".join(
+            f"{k}: {_fmt(v['mean'])} tokens/forward, {_fmt(v['steps_mean'])} steps (n={v['n']})"
+            for k, v in flat["tokens_per_forward_by_plan_lsp"].items()))
+    L += ["", "## Quality (held-out; same run)", ""]
+    if flat.get("quality_skipped"):
+        L.append(f"Skipped: {flat['quality_skipped']}")
+    else:
+        L += ["| suite | metric | tasks | ours | oracle length | AR same weights | copy previous line | empty | ours ÷ oracle |",
+              "|---|---|---|---|---|---|---|---|---|"]
+        q = results.get("quality") or {}
+        for suite, b in flat["baselines"].items():
+            s = q.get(suite) or {}
+            n = s.get("n") or {}
+            metric = "pass@1" if suite.startswith("humaneval") else "exact match"
+            tasks = f"{s.get('evaluated')}/{s.get('total_tasks')} (oracle/AR on {n.get('oracle', 0)})"
+            L.append(f"| {suite} | {metric} | {tasks} | {_fmt(b.get('ours'))} | {_fmt(b.get('oracle'))} | {_fmt(b.get('ar'))} | "
+                     f"{_fmt(b.get('copy_prev'))} | {_fmt(b.get('empty'))} | {_fmt(s.get('oracle_ratio'))} |")
+        L += ["", "Cursor on the blank line between prompt and suffix; first-line rule for single-line suites "
+              "(stripped first generated line vs stripped canonical line). Token accuracy (first line, "
+              "position-wise): " + "; ".join(f"{k}: {_fmt((v or {}).get('ours'))} ours / {_fmt((v or {}).get('oracle'))} oracle"
+                                               for k, v in flat["token_accuracy"].items())]
+    L += ["", "## Settings", "", "```", json.dumps(flat["settings"], indent=1, default=str)[:3000], "```", ""]
+    return "\n".join(L)
+
+
+def plots(results: dict[str, Any], out: Path) -> list[str]:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return []
+    made = []
+    lat = results.get("latency") or {}
+    recs = [r for r in lat.get("records") or [] if r.get("model_ran")]
+    if recs:
+        fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(11, 4))
+        groups = {f"{c}: all": [r["ms"] for r in recs if r["client"] == c] for c in sorted({r["client"] for r in recs})}
+        groups["single-line (both)"] = [r["ms"] for r in recs if r.get("plan") in ("rest_of_line", "line", "args")]
+        for name, xs in groups.items():
+            if xs:
+                xs = sorted(xs)
+                ax1.plot(xs, [(i + 1) / len(xs) for i in range(len(xs))], label=f"{name} (n={len(xs)})")
+        for x in (60, 150):
+            ax1.axvline(x, color="grey", ls="--", lw=0.8)
+        ax1.set_xscale("log")
+        ax1.set_xlabel("request → response (ms, log)")
+        ax1.set_ylabel("fraction of requests")
+        ax1.set_title("Keystroke latency CDF (undisturbed, model ran)")
+        ax1.legend(fontsize=8)
+        ax2.hist([r["ms"] for r in recs], bins=40, color="tab:blue", alpha=0.8)
+        ax2.axvline(60, color="grey", ls="--", lw=0.8)
+        ax2.axvline(150, color="grey", ls="--", lw=0.8)
+        ax2.set_xlabel("ms")
+        ax2.set_title("Latency histogram")
+        fig.tight_layout()
+        fig.savefig(out / "latency.png", dpi=110)
+        plt.close(fig)
+        made.append("latency.png")
+    pp = (results.get("parallel") or {}).get("parallelism") or {}
+    dist = pp.get("distribution") or {}
+    if any(dist.values()):
+        fig, ax = plt.subplots(figsize=(6.5, 4))
+        ax.hist([v for v in dist.values()], bins=20, label=[f"max {k} tokens" for k in dist], stacked=False)
+        ax.axvline(8, color="grey", ls="--", lw=0.8, label="goal 8")
+        ax.set_xlabel("tokens committed per forward")
+        ax.set_ylabel("spans")
+        ax.set_title("Parallelism per span")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(out / "tokens_per_forward.png", dpi=110)
+        plt.close(fig)
+        made.append("tokens_per_forward.png")
+    rows = [r for r in ((results.get("parallel") or {}).get("ar_vs_diffusion") or {}).get("rows") or []
+            if r.get("diffusion_ms") and r.get("ar_ms")]
+    if rows:
+        fig, ax = plt.subplots(figsize=(5.5, 5))
+        xs, ys = [r["diffusion_ms"] for r in rows], [r["ar_ms"] for r in rows]
+        ax.scatter(xs, ys, s=14, alpha=0.7)
+        hi = max(xs + ys) * 1.1
+        ax.plot([0, hi], [0, hi], color="grey", lw=0.8, label="equal")
+        ax.plot([0, hi / 4], [0, hi], color="grey", ls="--", lw=0.8, label="AR 4× slower (goal)")
+        ax.set_xlabel("diffusion (ms)")
+        ax.set_ylabel("autoregressive (ms)")
+        ax.set_title("Same network, same spans")
+        ax.legend(fontsize=8)
+        fig.tight_layout()
+        fig.savefig(out / "ar_vs_diffusion.png", dpi=110)
+        plt.close(fig)
+        made.append("ar_vs_diffusion.png")
+    return made
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(prog="python -m bench.run", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--model", help="checkpoint directory (default: the embedded model)")
+    ap.add_argument("--quick", action="store_true", help="a ~2 minute run")
+    ap.add_argument("--out", help="results directory (default: bench/results)")
+    ap.add_argument("--threads", type=int, help="daemon and in-process torch threads (default: daemon measures; 1 in process)")
+    ap.add_argument("--skip", default="", help=f"comma-separated parts to skip: {','.join(PARTS)}")
+    ap.add_argument("--data", help="evaluation data directory (default: ../shared/data)")
+    ap.add_argument("--seed", type=int, default=0)
+    g = ap.add_argument_group("sizes (override the full/quick defaults)")
+    g.add_argument("--seconds", type=float, help="typing time per client mode")
+    g.add_argument("--requests", type=int, help="inline requests before the memory reading")
+    g.add_argument("--pace-scale", type=float, help="typing delay multiplier (<1: faster typing, smoke tests)")
+    g.add_argument("--sessions", type=int, help="typing sessions (source files) to replay")
+    g.add_argument("--scale-keys", type=int)
+    g.add_argument("--thread-keys", type=int)
+    g.add_argument("--spans", type=int, help="diffusion-vs-AR spans")
+    g.add_argument("--positions", type=int, help="positions per span size for parallelism")
+    g.add_argument("--quality-limit", type=int, help="tasks per quality suite")
+    g.add_argument("--quality-budget-s", type=float, help="generation time budget for quality (0: none)")
+    args = ap.parse_args(argv)
+    skip = {s.strip() for s in args.skip.split(",") if s.strip()}
+    unknown = skip - set(PARTS)
+    if unknown:
+        ap.error(f"unknown parts to skip: {', '.join(sorted(unknown))}")
+    out = Path(args.out) if args.out else RESULTS
+    out.mkdir(parents=True, exist_ok=True)
+    model_path = resolve_model(args.model)
+    args.model_display = display_path(model_path)
+    t = Timer()
+
+    def log(msg: str) -> None:
+        print(f"[{t.s:6.1f}s] {msg.strip()}", flush=True)
+
+    from dgcomplete.model import load_model
+
+    machine = machine_info()
+    model = model_info(load_model(model_path))
+    log(f"model {model['name']} ({model['params'] / 1e6:.1f}M params), {machine['cores']} cores, load {machine['loadavg_start']}")
+    results: dict[str, Any] = {}
+    timings: dict[str, float] = {}
+    for name, fn in (("latency", part_latency), ("parallel", part_parallel), ("quality", part_quality),
+                     ("syntax", part_syntax)):
+        if name in skip:
+            continue
+        log(f"{name} ...")
+        t0 = t.s
+        try:
+            results[name] = fn(model_path, args, log)
+        except Exception as e:  # report the failure in the results and keep going
+            import traceback
+
+            traceback.print_exc()
+            results[name] = {"error": f"{type(e).__name__}: {e}"}
+        timings[name] = round(t.s - t0, 1)
+        log(f"{name} done in {timings[name]} s")
+    flat = flatten(results, args, model, machine, t.s)
+    flat["part_seconds"] = timings
+    flat["errors"] = {k: v["error"] for k, v in results.items() if isinstance(v, dict) and "error" in v}
+    (out / "latest.json").write_text(json.dumps(flat, indent=1, default=str) + "\n")
+    details = {k: v for k, v in results.items()}
+    (out / "details.json").write_text(json.dumps(details, indent=1, default=str) + "\n")
+    made = plots(results, out)
+    (out / "summary.md").write_text(summary_md(flat, results) + "\n" + "".join(f"![{p}]({p})\n" for p in made))
+    log(f"wrote {display_path(out / 'latest.json')}, summary.md, details.json and {len(made)} plots "
+        f"in {t.s:.0f} s")
+    for g_ in flat["goals"]:
+        log(f"  {g_['label']}: {_fmt(g_['value'])} (target {g_['target']}) {'' if g_['met'] is None else ('met' if g_['met'] else 'NOT met')}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

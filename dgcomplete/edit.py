@@ -1,0 +1,611 @@
+"""Diffusion edits of a range: rewrite, repair syntax, fill holes (engine level: no LSP types).
+
+The algorithms are written against a :data:`Filler` (one :class:`SpanJob` in, the span's new text out), so
+they can be tested with a scripted filler; :class:`ModelFiller` is the real one. It composes the local
+infiller's public pieces (the per-document prefix cache, the canvas helpers, the sampler) and runs on the
+engine's model thread:
+
+    encoder input : [<bos>] prefix tokens                              (cached per document)
+    canvas        : span tokens (noised | warm | clamped) + inserted slots + <fill> slack | suffix head (clamped)
+
+Safety is decided here, once, for every command (:func:`judge`, :func:`confine`):
+  * edits lie inside the requested range (sub-ranges of it, sorted, disjoint);
+  * an empty or unchanged result, or one that adds syntax errors to the document, is no edit;
+  * a repair must lower the document's error count and add no error outside the range.
+
+Offsets are code points into the document text.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from . import syntax
+from .types import CancelToken
+
+# ---- results -----------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Edit:
+    start: int
+    end: int
+    text: str
+
+
+@dataclass
+class Outcome:
+    edits: list[Edit] = field(default_factory=list)  # sorted, disjoint, inside the requested range
+    new_text: str = ""  # the requested range's text after the edits
+    reason: str = ""  # why there is no edit (empty when there is one)
+    stats: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def ok(self) -> bool:
+        return bool(self.edits)
+
+
+@dataclass
+class SpanJob:
+    """One denoising job: replace ``middle`` (between ``prefix`` and ``suffix``) by a new text.
+
+    ``noise``: character spans of ``middle`` whose tokens start as noise; None picks ``fraction`` of the
+    tokens at random (seeded). ``extra`` noise slots are inserted after each noise span (room for tokens that
+    are missing). With ``clamp_rest`` the other tokens are clamped (kept as they are), else they are free
+    and only warm-start the canvas. An empty ``middle`` generates up to ``max_new`` tokens from noise.
+    """
+
+    prefix: str
+    middle: str
+    suffix: str
+    noise: list[tuple[int, int]] | None = None
+    fraction: float = 0.5
+    extra: int = 0
+    clamp_rest: bool = False
+    max_new: int = 32
+    single_line: bool = False
+    seed: int = 0
+
+
+Filler = Callable[[SpanJob], str]
+
+
+# ---- range safety ------------------------------------------------------------------------------------------
+def confine(text: str, start: int, end: int, new: str) -> list[Edit]:
+    """The smallest edit inside [start, end) that turns ``text[start:end]`` into ``new``.
+
+    Trims the common head and tail (never splitting a CRLF pair), so unchanged text keeps its place
+    (cursors, marks, folds) and the edit is a sub-range of the requested one by construction.
+    """
+    old = text[start:end]
+    if old == new:
+        return []
+    p = 0
+    limit = min(len(old), len(new))
+    while p < limit and old[p] == new[p]:
+        p += 1
+    s = 0
+    while s < limit - p and old[len(old) - 1 - s] == new[len(new) - 1 - s]:
+        s += 1
+    if p and old[p - 1] == "\r" and (text[start + p : start + p + 1] == "\n"):
+        p -= 1
+    if s and start + len(old) - s > 0 and old[len(old) - s] == "\n" and text[end - s - 1 : end - s] == "\r":
+        s -= 1
+    return [Edit(start + p, end - s, new[p : len(new) - s])]
+
+
+def apply_edits(text: str, edits: list[Edit]) -> str:
+    for e in sorted(edits, key=lambda e: e.start, reverse=True):
+        text = text[: e.start] + e.text + text[e.end :]
+    return text
+
+
+def edits_inside(edits: list[Edit], start: int, end: int) -> bool:
+    """True when the edits are sorted, disjoint and inside [start, end]."""
+    pos = start
+    for e in edits:
+        if e.start < pos or e.end < e.start or e.end > end:
+            return False
+        pos = e.end
+    return True
+
+
+# ---- syntax errors -----------------------------------------------------------------------------------------
+ErrorNode = tuple[str, int, int]  # (kind, start, end) in code points; kind "ERROR" or "MISSING <type>"
+
+
+def error_nodes(text: str, lang: str | None, tree: Any = None, index: Any = None) -> list[ErrorNode]:
+    """ERROR and MISSING nodes of the document (a fresh parse unless ``tree`` is given), document order."""
+    if not syntax.is_supported(lang):
+        return []
+    tree = tree if tree is not None else syntax.parse(text, lang)
+    if tree is None or not tree.root_node.has_error:
+        return []
+    index = index if index is not None else syntax.TextIndex(text)
+    out: list[ErrorNode] = []
+    stack = [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.is_error or node.is_missing:
+            kind = "ERROR" if node.is_error else "MISSING " + node.type
+            out.append((kind, index.char_offset(node.start_byte), index.char_offset(node.end_byte)))
+        stack.extend(c for c in reversed(node.children) if c.has_error or c.is_missing)
+    return sorted(out, key=lambda e: (e[1], e[2]))
+
+
+def errors_in_range(errors: list[ErrorNode], start: int, end: int) -> list[ErrorNode]:
+    """Errors overlapping [start, end]; a zero-width one (MISSING) or an empty range counts when touching."""
+    out = []
+    for e in errors:
+        _, s, t = e
+        if s == t or start == end:
+            if s <= end and t >= start:
+                out.append(e)
+        elif s < end and t > start:
+            out.append(e)
+    return out
+
+
+def _added_outside(before: list[ErrorNode], after: list[ErrorNode], start: int, end: int, new_end: int) -> int:
+    """Errors of ``after`` starting outside the edited range that ``before`` did not have (mapped by the edit)."""
+    delta = new_end - end
+    expected: dict[tuple[str, int], int] = {}
+    for kind, s, _ in before:
+        if s < start or s >= end:
+            key = (kind, s if s < start else s + delta)
+            expected[key] = expected.get(key, 0) + 1
+    added = 0
+    for kind, s, _ in after:
+        if start <= s < max(new_end, start + 1):
+            continue
+        key = (kind, s)
+        if expected.get(key, 0) > 0:
+            expected[key] -= 1
+        else:
+            added += 1
+    return added
+
+
+def judge(text: str, start: int, end: int, new: str, lang: str | None) -> Outcome:
+    """The outcome of replacing ``text[start:end]`` by ``new``: confined edits, or the reason for none."""
+    old = text[start:end]
+    if not new.strip() and old.strip():
+        return Outcome(reason="empty result")
+    if new == old:
+        return Outcome(new_text=new, reason="unchanged")
+    edits = confine(text, start, end, new)
+    # errors are matched by kind and place, so both spellings of the same change must add none
+    added = max([syntax.new_errors(text, start, end, new, lang)] +
+                [syntax.new_errors(text, e.start, e.end, e.text, lang) for e in edits])
+    if added:
+        return Outcome(new_text=new, reason=f"result adds {added} syntax error(s)")
+    return Outcome(edits, new)
+
+
+# ---- holes -------------------------------------------------------------------------------------------------
+# (pattern, inline): the hole is group 1; line holes are the whole statement, inline ones part of a line
+_HOLES: list[tuple[re.Pattern[str], bool]] = [
+    (re.compile(r"^[ \t]*(pass[ \t]*#[ \t]*TODO\b[^\n]*?)[ \t]*\r?$", re.M), False),
+    (re.compile(r"^[ \t]*((?:#|//)[ \t]*TODO\b[^\n]*?)[ \t]*\r?$", re.M), False),
+    (re.compile(r"^[ \t]*(\.\.\.)[ \t]*\r?$", re.M), False),
+    (re.compile(r":[ \t]*(\.\.\.)[ \t]*\r?$", re.M), False),
+    (re.compile(r"(/\*[ \t]*TODO\b[^\n]*?\*/)"), True),
+    (re.compile(r"(\?\?\?)"), True),
+]
+
+
+@dataclass(frozen=True)
+class Hole:
+    start: int
+    end: int
+    inline: bool  # part of a line (fill with one line) rather than a whole statement
+
+
+def find_holes(text: str, start: int, end: int) -> list[Hole]:
+    """Placeholders inside [start, end]: ``...``, ``pass  # TODO``, ``???``, ``/* TODO */``, ``# TODO`` lines."""
+    lo = text.rfind("\n", 0, start) + 1  # whole lines, so line anchors mean real line starts
+    hi = text.find("\n", end)
+    hi = len(text) if hi < 0 else hi
+    window = text[lo:hi]
+    found: list[Hole] = []
+    for pattern, inline in _HOLES:
+        for m in pattern.finditer(window):
+            a, b = lo + m.start(1), lo + m.end(1)
+            if start <= a and b <= end:
+                found.append(Hole(a, b, inline))
+    found.sort(key=lambda h: (h.start, -(h.end - h.start)))
+    out: list[Hole] = []
+    for h in found:  # first and longest wins (`pass  # TODO` over its `# TODO`)
+        if not out or h.start >= out[-1].end:
+            out.append(h)
+    return out
+
+
+# ---- rewrite -----------------------------------------------------------------------------------------------
+def rewrite(text: str, start: int, end: int, lang: str | None, filler: Filler, *, fraction: float = 0.5,
+            seed: int = 0) -> Outcome:
+    """Renoise ``fraction`` of the selection's tokens, the rest warm-starts the canvas; surroundings clamped.
+
+    The selection's leading and trailing whitespace stays as it is (the span is the text between).
+    """
+    old = text[start:end]
+    if not old.strip():
+        return Outcome(reason="empty selection")
+    a = start + len(old) - len(old.lstrip())
+    b = end - (len(old) - len(old.rstrip()))
+    fraction = min(1.0, max(0.0, fraction))
+    new = filler(SpanJob(text[:a], text[a:b], text[b:], None, fraction, seed=seed))
+    out = judge(text, a, b, new, lang)
+    out.new_text = text[start:a] + (out.new_text or text[a:b]) + text[b:end]
+    out.stats.update(seed=seed, fraction=fraction)
+    return out
+
+
+# ---- repair ------------------------------------------------------------------------------------------------
+_LEXEME = re.compile(r"\w+|[^\w\s]")
+_BIG_ERROR = 16  # characters: larger ERROR nodes are blamed on the tail of their first line
+
+
+def _lexemes(line: str, base: int) -> list[tuple[int, int]]:
+    return [(base + m.start(), base + m.end()) for m in _LEXEME.finditer(line)]
+
+
+def error_points(text: str, start: int, end: int, errors: list[ErrorNode]) -> list[tuple[int, int]]:
+    """Where the errors touching [start, end] most likely are, as document spans clipped to the range.
+
+    MISSING nodes are zero-width points; small ERROR nodes are taken whole; a big ERROR node (tree-sitter
+    wraps a whole statement or function in one) is blamed on the last lexemes of its first line, where an
+    unclosed bracket or a missing ``:`` usually is, and on its own last lexeme.
+    """
+    out: list[tuple[int, int]] = []
+    for kind, s, e in errors_in_range(errors, start, end):
+        if kind != "ERROR":
+            p = min(max(s, start), end)
+            out.append((p, p))
+            continue
+        guesses: list[tuple[int, int]] = []
+        if e - s <= _BIG_ERROR or "\n" not in text[s:e]:
+            guesses.append((s, e))
+        else:
+            line_end = text.find("\n", s)
+            lex = _lexemes(text[s:line_end], s)
+            if lex:
+                guesses.append((lex[max(0, len(lex) - 2)][0], line_end))
+            last_start = text.rfind("\n", 0, e) + 1
+            tail = _lexemes(text[last_start:e], last_start)
+            if tail:
+                guesses.append(tail[-1])
+        inside = [(max(a, start), min(b, end)) for a, b in guesses if a <= end and b >= start]
+        out.extend(inside or [(max(s, start), min(e, end))])
+    return sorted({(a, b) for a, b in out if a <= b})
+
+
+def widen(text: str, spans: list[tuple[int, int]], grow: int) -> list[tuple[int, int]]:
+    """Extend each span by ``grow`` lexemes on each side, staying on its line (``grow < 0``: the whole line)."""
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        ls = text.rfind("\n", 0, a) + 1
+        le = text.find("\n", max(a, b - 1) if b > a else a)
+        le = len(text) if le < 0 else le
+        if grow < 0:
+            lex = _lexemes(text[ls:le], ls)
+            out.append((lex[0][0], lex[-1][1]) if lex else (a, b))
+            continue
+        lex = _lexemes(text[ls:le], ls)
+        inside = [i for i, (x, y) in enumerate(lex) if x < b and y > a]
+        if not inside:  # a point: the lexemes on either side of it
+            before = [i for i, (_, y) in enumerate(lex) if y <= a]
+            after = [i for i, (x, _) in enumerate(lex) if x >= b]
+            inside = ([before[-1]] if before else []) + ([after[0]] if after else [])
+            grow -= 1
+        if not inside:
+            out.append((a, b))
+            continue
+        i0, i1 = max(0, inside[0] - max(0, grow)), min(len(lex) - 1, inside[-1] + max(0, grow))
+        out.append((min(a, lex[i0][0]), max(b, lex[i1][1])))
+    merged: list[tuple[int, int]] = []
+    for a, b in sorted(out):
+        if merged and a <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(b, merged[-1][1]))
+        else:
+            merged.append((a, b))
+    return merged
+
+
+# neighbourhood (lexemes each side; -1 the whole line) and inserted slots per round
+REPAIR_SCHEDULE: list[tuple[int, int]] = [(1, 1), (1, 2), (2, 1), (2, 2), (-1, 2), (-1, 3)]
+
+
+def _lexeme_loss(old: str, new: str) -> int:
+    """Lexemes the change deletes beyond those it inserts (a repair fixes a few tokens, it does not delete code)."""
+    p = 0
+    while p < min(len(old), len(new)) and old[p] == new[p]:
+        p += 1
+    s = 0
+    while s < min(len(old), len(new)) - p and old[-1 - s] == new[-1 - s]:
+        s += 1
+    gone, came = old[p : len(old) - s], new[p : len(new) - s]
+    return len(_WORDS.findall(gone)) - len(_WORDS.findall(came))
+
+
+_WORDS = re.compile(r"\w+|[^\w\s]+")
+
+
+def repair(text: str, start: int, end: int, lang: str | None, filler: Filler, *, rounds: int = 6,
+           seed: int = 0, max_loss: int = 1, on_round: Callable[[int, int], None] | None = None) -> Outcome:
+    """Renoise only the tokens at the range's syntax errors and their neighbours, until the range parses.
+
+    Each round denoises the current best text with the error points widened by the schedule (and a few
+    inserted slots for missing tokens); a round's result is kept only when it lowers the document's error
+    count without adding errors outside the range and without deleting more than ``max_loss`` lexemes net
+    (deleting the broken code is not a repair). Stops when the range is clean or ``rounds`` are spent.
+    """
+    if not syntax.is_supported(lang):
+        return Outcome(reason=f"no parser for {lang or 'this language'}")
+    before = error_nodes(text, lang)
+    if not errors_in_range(before, start, end):
+        return Outcome(reason="no syntax errors in the range")
+    cur, cur_errors = text[start:end], before
+    tried = 0
+    for r in range(max(0, rounds)):
+        doc_end = start + len(cur)
+        doc = text[:start] + cur + text[end:]
+        points = error_points(doc, start, doc_end, cur_errors)
+        if not points:
+            break
+        grow, extra = REPAIR_SCHEDULE[min(r, len(REPAIR_SCHEDULE) - 1)]
+        spans = [(a - start, b - start) for a, b in widen(doc, points, grow)]
+        spans = [(max(0, a), min(len(cur), b)) for a, b in spans]
+        if on_round is not None:
+            on_round(r, rounds)
+        cand = filler(SpanJob(text[:start], cur, text[end:], spans, extra=extra, clamp_rest=True,
+                              seed=seed + r))
+        tried += 1
+        cand_doc = text[:start] + cand + text[end:]
+        cand_errors = error_nodes(cand_doc, lang)
+        if len(cand_errors) < len(cur_errors) and _lexeme_loss(cur, cand) <= max_loss and \
+                not _added_outside(before, cand_errors, start, end, start + len(cand)):
+            cur, cur_errors = cand, cand_errors
+            if not errors_in_range(cur_errors, start, start + len(cur)):
+                break
+    stats = {"rounds": tried, "errors_before": len(before), "errors_after": len(cur_errors)}
+    if cur == text[start:end]:
+        return Outcome(reason="no repair found that removes errors", stats=stats)
+    return Outcome(confine(text, start, end, cur), cur, "", stats)
+
+
+# ---- fill holes --------------------------------------------------------------------------------------------
+def fill_holes(text: str, start: int, end: int, lang: str | None, filler: Filler, *, max_tokens: int = 48,
+               seed: int = 0, tries: int = 2, on_hole: Callable[[int, int], None] | None = None) -> Outcome:
+    """Complete each placeholder in the range, one after another, with the others (filled or not) as context.
+
+    Each hole is its own span and its own edit; a fill that is empty or adds syntax errors is retried with
+    another seed, then the hole is left as it is.
+    """
+    holes = find_holes(text, start, end)
+    if not holes:
+        return Outcome(reason="no holes in the range")
+    cur, shift = text, 0
+    edits: list[Edit] = []
+    for i, h in enumerate(holes):
+        if on_hole is not None:
+            on_hole(i, len(holes))
+        a, b = h.start + shift, h.end + shift
+        for t in range(max(1, tries)):
+            cand = filler(SpanJob(cur[:a], "", cur[b:], max_new=max_tokens, single_line=h.inline,
+                                  seed=seed + 7919 * i + t))
+            cand = _shape_fill(cand, h.inline)
+            if cand.strip() and syntax.new_errors(cur, a, b, cand, lang) == 0:
+                edits.append(Edit(h.start, h.end, cand))
+                cur = cur[:a] + cand + cur[b:]
+                shift += len(cand) - (b - a)
+                break
+    stats = {"holes": len(holes), "filled": len(edits)}
+    if not edits:
+        return Outcome(reason="no hole could be filled without syntax errors", stats=stats)
+    new_text = cur[start : end + shift]
+    if syntax.new_errors(text, start, end, new_text, lang):
+        return Outcome(reason="the filled range adds syntax errors", stats=stats)
+    return Outcome(edits, new_text, "", stats)
+
+
+def _slack(job: SpanJob, n: int) -> int:
+    """<fill> slots after a free span (room to grow); none when the rest is clamped."""
+    return 0 if job.clamp_rest else max(2, n // 4)
+
+
+def _shape_fill(cand: str, inline: bool) -> str:
+    if inline:
+        return cand.split("\n", 1)[0].strip()
+    return cand.lstrip("\r\n").rstrip()
+
+
+# ---- the model -------------------------------------------------------------------------------------------
+class ModelFiller:
+    """Denoises :class:`SpanJob` s with the resident model; call it on the engine's model thread only.
+
+    A middle longer than the canvas is done in consecutive chunks, each seeing the already rewritten chunks
+    as prefix and the rest as suffix. ``on_step(step, max_steps)`` runs between denoising steps (progress,
+    staleness checks); ``cancel`` stops within one step.
+    """
+
+    def __init__(self, infiller: Any, doc_key: str | None, *, cancel: CancelToken | None = None,
+                 max_steps: int | None = None, on_step: Callable[[int, int], None] | None = None) -> None:
+        self.inf = infiller
+        self.doc_key = doc_key
+        self.cancel = cancel
+        self.on_step = on_step
+        base = infiller.sampler
+        self.sampler = dataclasses.replace(base, max_steps=max_steps or base.max_steps)
+        self.steps = 0
+        self.calls = 0
+
+    # ---- one job ------------------------------------------------------------------------------------------
+    def __call__(self, job: SpanJob) -> str:
+        import torch
+
+        with torch.inference_mode():
+            return self._job(job)
+
+    def _job(self, job: SpanJob) -> str:
+        from .local import SUFFIX_HEAD
+
+        tok = self.inf.tok
+        head_k = min(SUFFIX_HEAD, self.inf.cfg.canvas_length // 4)
+        cap = max(4, self.inf.cfg.canvas_length - head_k)
+        if not job.middle:
+            return self._denoise(job.prefix, "", [], [], [], [], job.suffix, job, min(job.max_new, cap), 0)
+        enc = tok.tok.encode(job.middle, add_special_tokens=False)
+        ids, offs = list(enc.ids), [tuple(o) for o in enc.offsets]
+        n = len(ids)
+        if n == 0:
+            return job.middle
+        starts = [o[0] for o in offs] + [len(job.middle)]
+        noised = self._noise_flags(job, offs)
+        # tokens sharing a character (a split multi-byte character) are noised together
+        for k in range(1, n):
+            if offs[k][0] < offs[k - 1][1] and (noised[k] or noised[k - 1]):
+                noised[k] = noised[k - 1] = True
+        inserts = [0] * n
+        if job.extra > 0:
+            for k in range(n):
+                if noised[k] and (k + 1 == n or not noised[k + 1]):
+                    inserts[k] = job.extra
+        clean = [k == 0 or offs[k][0] >= offs[k - 1][1] for k in range(n)] + [True]  # chunk boundaries
+        out: list[str] = []
+        i = 0
+        chunk_no = 0
+        while i < n:
+            j, used = i, 0
+            while j < n and used + 1 + inserts[j] + _slack(job, j + 1 - i) <= cap:
+                used += 1 + inserts[j]
+                j += 1
+            j = max(j, i + 1)
+            while j < n and not clean[j] and j > i + 1:
+                j -= 1
+            used = sum(1 + inserts[k] for k in range(i, j))
+            a, b = starts[i], starts[j]
+            piece = job.middle[a:b]
+            if job.clamp_rest and not any(noised[i:j]):
+                out.append(piece)  # nothing to denoise here
+            else:
+                prefix = job.prefix + "".join(out)
+                suffix = job.middle[b:] + job.suffix
+                rel = [(o[0] - a, o[1] - a) for o in offs[i:j]]
+                slack = min(_slack(job, j - i), max(0, cap - used))
+                out.append(self._denoise(prefix, piece, ids[i:j], rel, noised[i:j], inserts[i:j], suffix, job,
+                                         slack, chunk_no))
+            chunk_no += 1
+            i = j
+        return "".join(out)
+
+    def _noise_flags(self, job: SpanJob, offs: list[tuple[int, int]]) -> list[bool]:
+        import torch
+
+        n = len(offs)
+        if job.noise is None:
+            k = max(1, round(job.fraction * n)) if job.fraction > 0 else 0
+            g = torch.Generator().manual_seed(job.seed)
+            chosen = set(torch.randperm(n, generator=g)[:k].tolist())
+            return [i in chosen for i in range(n)]
+        flags = [False] * n
+        for a, b in job.noise:
+            hit = False
+            for i, (x, y) in enumerate(offs):
+                if (x < b and y > a) or (a == b and x < a <= y):
+                    flags[i] = hit = True
+            if not hit and a == b and n:  # a point before the first token
+                flags[0] = True
+        return flags
+
+    def _denoise(self, prefix: str, piece: str, ids: list[int], offs: list[tuple[int, int]], noised: list[bool],
+                 inserts: list[int], suffix: str, job: SpanJob, slack: int, chunk_no: int) -> str:
+        import torch
+
+        from . import canvas as cv
+        from .sampler import denoise
+
+        inf, tok = self.inf, self.inf.tok
+        mask_mode = inf.mode == "mask" and tok.mask_id is not None
+        g = torch.Generator().manual_seed((job.seed * 1_000_003 + chunk_no) % 2**62)
+        pids, _ = cv.prefix_ids(tok, prefix, inf.max_ctx, inf.max_chars)
+        cache, _ = inf.encode_prefix(self.doc_key, pids, self.cancel)
+        from .local import SUFFIX_HEAD
+
+        head = cv.suffix_head(tok, suffix, min(SUFFIX_HEAD, inf.cfg.canvas_length // 4))
+
+        def noise() -> int:
+            if mask_mode:
+                return int(tok.mask_id)
+            return int(inf.noise_ids[int(torch.randint(0, len(inf.noise_ids), (1,), generator=g))])
+
+        row: list[int] = []
+        free: list[bool] = []
+        origin: list[int] = []  # index of the original token a slot holds, -1 for new slots
+        for k, t in enumerate(ids):
+            row.append(noise() if noised[k] else t)
+            free.append(noised[k] or not job.clamp_rest)
+            origin.append(k)
+            for _ in range(inserts[k]):
+                row.append(noise())
+                free.append(True)
+                origin.append(-1)
+        if not ids:
+            row = [noise() for _ in range(max(1, slack))]
+            free = [True] * len(row)
+            origin = [-1] * len(row)
+        elif slack and tok.fill_id is not None:
+            fill = int(tok.mask_id) if mask_mode else int(tok.fill_id)
+            row += [fill] * slack
+            free += [True] * slack
+            origin += [-1] * slack
+        f = len(row)
+        canvas = torch.tensor([row + head], dtype=torch.long)
+        free_t = torch.tensor([free], dtype=torch.bool)
+
+        def step_fn(c: torch.Tensor, sc: torch.Tensor | None) -> torch.Tensor:
+            return inf.model.decode(c, cache, sc_probs=sc, logits_slice=slice(0, f)).logits
+
+        total = self.sampler.max_steps
+
+        def on_step(step: int) -> None:
+            if self.on_step is not None:
+                self.on_step(step, total)
+            if self.cancel is not None:
+                self.cancel.raise_if_cancelled()
+
+        warm = bool(ids) and not all(noised)
+        res = denoise(step_fn, canvas, free_t, self.sampler, inf.cfg.vocab_size, generator=g, warm=warm,
+                      on_step=on_step, noise_ids=inf.noise_ids)
+        self.steps += res.steps
+        self.calls += 1
+        out = res.tokens[0, :f].tolist()
+        if not job.clamp_rest:  # free text ends at the first end-of-sequence token, as in training
+            eos = set(tok.eos_ids)
+            for k, t in enumerate(out):
+                if t in eos:
+                    out, origin = out[:k], origin[:k]
+                    break
+        # unchanged original tokens keep their exact text; runs of new tokens are decoded
+        parts: list[str] = []
+        run: list[int] = []
+        for k, t in enumerate(out):
+            o = origin[k]
+            if o >= 0 and t == ids[o]:
+                if run:
+                    parts.append(tok.decode(run))
+                    run = []
+                hi = offs[o + 1][0] if o + 1 < len(offs) else len(piece)
+                parts.append(piece[offs[o][0] : hi])  # up to the next token: keeps any text between tokens
+            else:
+                run.append(t)
+        if run:
+            parts.append(tok.decode(run))
+        text = "".join(parts)
+        if job.single_line:
+            text = text.split("\n", 1)[0]
+        return text

@@ -1,0 +1,79 @@
+"""Smoke tests of the benchmarks (bench/): the whole `python -m bench.run` pipeline on a tiny random model.
+
+The fast test shrinks every part (a few seconds of faster-than-life typing, a handful of spans and tasks, no
+thread comparison); the `slow` one is the real `--quick` run (about 2 minutes).
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from numbers import Number
+from pathlib import Path
+
+import pytest
+
+from bench import data_dir, fixture_sources
+from bench.typing_sessions import Pace, apply_keys, build_sessions, make_session, pick_regions
+
+ROOT = Path(__file__).resolve().parent.parent
+
+NUMBERS = ["latency_ms.p50", "latency_ms.p95", "latency_ms.p99", "tokens_per_forward", "ar_speedup",
+           "file_scale_ratio", "rss_mb.after_load", "rss_mb.after_requests"]
+QUALITY = ["humaneval_single_line_pass1", "santacoder_py_em", "santacoder_js_em", "santacoder_java_em",
+           "oracle_ratio"]
+
+
+def _get(d, dotted):
+    for k in dotted.split("."):
+        d = d[k]
+    return d
+
+
+def _run(model: Path, out: Path, *extra: str, timeout: int) -> dict:
+    cmd = [sys.executable, "-m", "bench.run", "--model", str(model), "--out", str(out), "--threads", "1", *extra]
+    r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True, timeout=timeout)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    res = json.loads((out / "latest.json").read_text())
+    assert not res["errors"], res["errors"]
+    for key in NUMBERS:
+        assert isinstance(_get(res, key), Number), (key, _get(res, key))
+    for key in QUALITY + ["baselines", "machine", "model", "settings", "timestamp", "goals"]:
+        assert key in res, key
+    if data_dir() is not None:
+        for key in QUALITY[:4]:
+            assert isinstance(res[key], Number), (key, res[key])
+        assert set(res["baselines"]["humaneval_single"]) >= {"ours", "empty", "copy_prev", "ar", "oracle"}
+    assert res["machine"]["cores"] and res["machine"]["torch"] and res["model"]["params"] > 0
+    assert (out / "summary.md").read_text().startswith("# dgcomplete benchmarks")
+    assert (out / "latency.png").exists() and (out / "ar_vs_diffusion.png").exists()
+    assert str(ROOT) not in (out / "latest.json").read_text()  # no machine paths in the report
+    return res
+
+
+def test_typing_sessions_are_consistent():
+    sources = fixture_sources()
+    for name, lang, text in sources:
+        regions = pick_regions(text, lang, random.Random(0), 3)
+        s = make_session(name, lang, text, regions, Pace(), random.Random(0))
+        assert s.final == text and apply_keys(s) == text  # re-typed regions give the file back
+        assert {k.kind for k in s.keys} >= {"enter", "char"}
+        assert all(k.delay >= 0 for k in s.keys)
+    short = build_sessions(sources, 6, seed=1)
+    assert short and all(apply_keys(s) == s.final for s in short)
+
+
+def test_bench_run_smoke(tiny_model, tmp_path):
+    res = _run(tiny_model, tmp_path, "--quick", "--skip", "syntax", "--seconds", "1", "--sessions", "3",
+               "--pace-scale", "0.4", "--requests", "10", "--scale-keys", "3", "--thread-keys", "0", "--spans", "3",
+               "--positions", "1", "--quality-limit", "1", timeout=120)
+    assert res["latency_ms"]["n"] >= 1
+    assert res["rss_mb"]["after_requests"] >= res["rss_mb"]["after_load"] * 0.5
+
+
+@pytest.mark.slow
+def test_bench_run_quick(tiny_model, tmp_path):
+    res = _run(tiny_model, tmp_path, "--quick", timeout=600)
+    assert res["threads"]["threads_1"]["p50"] is not None
