@@ -29,9 +29,14 @@ def _remote_from_args(args: argparse.Namespace):
         return None
     from .backends.remote import RemoteBackend, RemoteConfig
 
-    if not args.url or not args.remote_model:
-        sys.exit("dgcomplete: --backend openai needs --url and --remote-model")
-    return RemoteBackend(RemoteConfig(url=args.url, model=args.remote_model, api_key_env=args.api_key_env))
+    # with the remote backend, --model names the served model (as in the vLLM/SGLang docs)
+    name = args.remote_model or args.model
+    if not args.url or not name:
+        sys.exit("dgcomplete: --backend openai needs --url and --model NAME")
+    try:
+        return RemoteBackend(RemoteConfig(url=args.url, model=name, api_key_env=args.api_key_env))
+    except ValueError as e:
+        sys.exit(f"dgcomplete: {e}")
 
 
 def cmd_serve(args: argparse.Namespace) -> int:
@@ -42,7 +47,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
             sys.exit(f"dgcomplete: refusing to listen on {host}: pass --allow-remote to expose the daemon")
     from .server import serve
 
-    serve(args.model, tcp=args.tcp, threads=args.threads, remote=_remote_from_args(args))
+    remote = _remote_from_args(args)
+    local = args.local_model if remote is not None else args.model
+    serve(local, tcp=args.tcp, threads=args.threads, remote=remote)
     return 0
 
 
@@ -165,13 +172,15 @@ def main(argv: list[str] | None = None) -> int:
     s = sub.add_parser("serve", help="run the language server (stdio by default)")
     s.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio (127.0.0.1 unless told)")
     s.add_argument("--allow-remote", action="store_true", help="allow --tcp on a non-loopback address")
-    s.add_argument("--model", help="checkpoint directory (default: the embedded model)")
+    s.add_argument("--model", help="checkpoint directory (default: the embedded model); with --backend openai: "
+                                   "the model name on the server")
     s.add_argument("--threads", type=int, help="torch threads (default: measured at start-up)")
     s.add_argument("--log-file")
     s.add_argument("--verbose", action="store_true")
     s.add_argument("--backend", choices=["local", "openai"], default="local")
     s.add_argument("--url", help="OpenAI-compatible base URL, e.g. http://127.0.0.1:8000/v1")
-    s.add_argument("--remote-model", help="model name on the remote server")
+    s.add_argument("--remote-model", help="model name on the remote server (alias of --model with --backend openai)")
+    s.add_argument("--local-model", help="with --backend openai: local checkpoint used as fallback")
     s.add_argument("--api-key-env", help="environment variable holding the API key")
 
     i = sub.add_parser("infill", help="fill the span at a position of a file and print it")

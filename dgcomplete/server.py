@@ -254,6 +254,13 @@ class DgServer(LanguageServer):
                 self.work_done_progress.begin(token, lsp.WorkDoneProgressBegin(title="dgcomplete: loading model"))
             except Exception:  # the client refused a progress token: carry on without
                 progress = False
+        if self.remote is None and self.settings.backend == "openai":  # remote backend chosen in settings
+            from .backends.remote import RemoteBackend, RemoteConfig
+
+            try:
+                self.remote = RemoteBackend(RemoteConfig.from_options(self.settings.remote))
+            except ValueError as e:
+                self.show_fatal(f"dgcomplete: remote backend settings: {e}")
         path = self.settings.model or str(default_model_path())
         loop = asyncio.get_running_loop()
         try:
