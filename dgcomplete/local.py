@@ -69,6 +69,10 @@ class LocalInfiller:
         ordinary = [i for i in range(min(self.tok.vocab_size, cfg.vocab_size)) if i not in self.tok.special_ids]
         self.noise_ids = torch.tensor(ordinary, dtype=torch.long)
         self.states: dict[str, PrefixState] = {}
+        # A model trained with the filler's loss down-weighted by w under-predicts it by about log(w) nats;
+        # adding -log(w) back restores calibrated span lengths (class-weighted cross-entropy correction).
+        w = cfg.diffusion.fill_loss_weight
+        self.fill_logit_bias = -math.log(w) if w and 0 < w < 1 else 0.0
 
     # ---- prefix cache ---------------------------------------------------------------------------------------
     def encode_prefix(self, key: str | None, ids: list[int], cancel: CancelToken | None) -> tuple[KVCache, int]:
@@ -136,6 +140,9 @@ class LocalInfiller:
         )
         f = free.shape[1]
         bias = cv.healing_bias(self.tok, typed, f, self.cfg.vocab_size)
+        if self.fill_logit_bias and self.tok.fill_id is not None:
+            bias = torch.zeros(f, self.cfg.vocab_size) if bias is None else bias
+            bias[:, self.tok.fill_id] += self.fill_logit_bias
         scfg = self.sampler if req.max_steps is None else SamplerConfig(**{**self.sampler.__dict__,
                                                                             "max_steps": req.max_steps})
 

@@ -36,6 +36,7 @@ class DiffusionOptions:
     mask_token_id: int | None = None
     sep_token_id: int | None = None  # separates context chunks from the prefix in the encoder input
     max_context_tokens: int = 1024  # prefix tokens the model was trained to use
+    fill_loss_weight: float | None = None  # training weight of filler slots (inference corrects for it)
 
 
 @dataclass

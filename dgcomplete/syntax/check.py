@@ -538,8 +538,9 @@ def cut_candidate(
         return cand if cand.strip() else ""
     assert lang is not None
     base = _base(text, lang, base_tree)
-    if not _Check(base, offset, offset, cand).added:
-        return cand
+    check = _Check(base, offset, offset, cand)
+    if not check.added:
+        return _fewest_errors(base, offset, cand, len(_error_nodes(check.splice.tree.root_node)))
     for parses, cut in enumerate(_cut_points(cand), start=2):
         if parses > _MAX_PARSES:
             break
@@ -547,3 +548,22 @@ def cut_candidate(
         if prefix and not _Check(base, offset, offset, prefix).added:
             return prefix
     return cand
+
+
+def _fewest_errors(base: _Base, offset: int, cand: str, total: int) -> str:
+    """A candidate that adds no error may still leave the user's unfinished statement broken while a
+    shorter cut would close it (``== 0)`` vs ``== 0``): keep the longest cut with the fewest errors left."""
+    best = cand
+    for parses, cut in enumerate(_cut_points(cand), start=2):
+        if total == 0 or parses > _MAX_PARSES:
+            break
+        prefix = cand[:cut].rstrip()
+        if not prefix:
+            continue
+        check = _Check(base, offset, offset, prefix)
+        if check.added:
+            continue
+        left = len(_error_nodes(check.splice.tree.root_node))
+        if left < total:
+            best, total = prefix, left
+    return best

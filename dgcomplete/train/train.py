@@ -26,6 +26,8 @@ from ..model import DiffusionGemma, ListCache, ModelConfig, Tokenizer, save_chec
 from ..model.config import FULL, SLIDING, DiffusionOptions, RopeSpec
 from .data import Batch, ExampleSampler, load_corpus, split_dev
 
+FILL_WEIGHT = 0.1  # loss weight of <fill> slots: real middle tokens carry the signal
+
 
 def small_config(vocab: int, *, d: int = 192, layers: int = 6, heads: int = 4, ff: int = 512, moe: bool = False,
                  mode: str = "uniform", window: int = 256) -> ModelConfig:
@@ -40,7 +42,8 @@ def small_config(vocab: int, *, d: int = 192, layers: int = 6, heads: int = 4, f
         rope={SLIDING: RopeSpec(10_000.0), FULL: RopeSpec(1_000_000.0, 0.25, "proportional")},
         sliding_window=window, num_experts=4 if moe else 0, top_k_experts=2 if moe else 0,
         moe_intermediate_size=ff // 4 if moe else 0, max_position_embeddings=4096, canvas_length=64,
-        diffusion=DiffusionOptions(mode=mode, fill_token_id=3, mask_token_id=4, sep_token_id=5, max_context_tokens=512),
+        diffusion=DiffusionOptions(mode=mode, fill_token_id=3, mask_token_id=4, sep_token_id=5, max_context_tokens=512,
+                                   fill_loss_weight=FILL_WEIGHT),
     )
 
 
@@ -56,7 +59,7 @@ def corrupt(free: torch.Tensor, mode: str, vocab: int, mask_id: int, g: torch.Ge
     return noisy, hit
 
 
-def losses(model: DiffusionGemma, batch: Batch, mode: str, g: torch.Generator, *, fill_weight: float = 0.1,
+def losses(model: DiffusionGemma, batch: Batch, mode: str, g: torch.Generator, *, fill_weight: float = FILL_WEIGHT,
            self_cond: bool = True) -> dict[str, torch.Tensor]:
     cfg = model.cfg
     n = batch.free
