@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 HOST   ?= 127.0.0.1
 PORT   ?= 2087
 
-.PHONY: setup serve test test-slow test-editors lint bench train corpus tokenizer clean vsix
+.PHONY: setup serve test test-slow test-editors lint bench reliability train corpus tokenizer clean vsix
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || python3 -m venv $(VENV)
@@ -52,3 +52,7 @@ train: setup
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
+
+## Reliability under bad input, load and faults: writes bench/results/reliability.md and reliability.json
+reliability: setup
+	$(PY) -m bench.reliability

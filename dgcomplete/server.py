@@ -74,7 +74,9 @@ class Settings:
                     v = bool(v)
                 elif isinstance(cur, float):
                     v = min(1.0, max(0.0, float(v)))
-                elif f in ("max_lines", "max_tokens", "debounce_ms") or (f in ("steps", "threads") and v is not None):
+                elif f in ("steps", "threads") and v is None:
+                    pass  # None: measured / the model's default
+                elif isinstance(cur, int) or f in ("steps", "threads"):  # every int setting
                     v = max(0, int(v)) if f in ("debounce_ms", "repair_rounds") else max(1, int(v))
                 elif f == "enabled_languages":
                     if v is not None and not (isinstance(v, list) and all(isinstance(x, str) for x in v)):
@@ -163,6 +165,15 @@ class Protocol(LanguageServerProtocol):
                 self._send_response(data["id"], error=lsp.ResponseError(
                     code=code, message=f"invalid params for {data.get('method')}: {type(e.__cause__).__name__}"))
             return None
+
+    def _execute_handler(self, msg_id, handler, callback, args=None, kwargs=None):
+        if callback == self._check_handler_result:  # a notification: pygls 2.1 never drops its future (a leak
+            def done(future, _id=msg_id):  # per keystroke, and a failed one holds its params via the traceback)
+                self._request_futures.pop(_id, None)
+                callback(future)
+
+            return super()._execute_handler(msg_id, handler, done, args, kwargs)
+        return super()._execute_handler(msg_id, handler, callback, args, kwargs)
 
     def handle_message(self, message):
         if isinstance(message, list):  # a JSON-RPC batch: LSP has none

@@ -71,6 +71,15 @@ _TARGET_WINDOW = 8 * 1024  # descend into enclosing nodes until the window is th
 _MAX_WINDOW = 64 * 1024
 
 
+def _first_child_for_byte(node: tree_sitter.Node, byte: int) -> tree_sitter.Node | None:
+    """``node.first_child_for_byte`` minus a crash: py-tree-sitter 0.26 returns an invalid node (touching it
+    segfaults) instead of None when no child ends after ``byte``, e.g. with the cursor at the end of the file."""
+    n = node.child_count
+    if n == 0 or node.child(n - 1).end_byte <= byte:
+        return None
+    return node.first_child_for_byte(byte)
+
+
 def _point(data: bytes, offset: int) -> tuple[int, int]:
     return data.count(b"\n", 0, offset), offset - (data.rfind(b"\n", 0, offset) + 1)
 
@@ -126,7 +135,7 @@ class _Base:
             we = len(data) if we < 0 else we + 1
             if we - ws <= _MAX_WINDOW and we - ws < len(data) and (not spans or spans[-1] != (ws, we)):
                 spans.append((ws, we))
-            inner = node.first_child_for_byte(start_b)
+            inner = _first_child_for_byte(node, start_b)
             if (
                 inner is None
                 or inner.start_byte > start_b
@@ -163,7 +172,7 @@ def _around(node: tree_sitter.Node, start_b: int, end_b: int) -> tuple[int, int]
     """Byte range of `node`'s children touching [start_b, end_b], plus the one just before it."""
     if node.child_count == 0:
         return None
-    first = node.first_child_for_byte(start_b)  # first child ending after start_b
+    first = _first_child_for_byte(node, start_b)  # first child ending after start_b
     lo = first.start_byte if first is not None else start_b
     if first is None or first.start_byte >= start_b:
         prev = first.prev_sibling if first is not None else node.child(node.child_count - 1)
@@ -171,7 +180,7 @@ def _around(node: tree_sitter.Node, start_b: int, end_b: int) -> tuple[int, int]
             prev = prev.prev_sibling  # comments between definitions
         if prev is not None:
             lo = prev.start_byte
-    last = node.first_child_for_byte(end_b)
+    last = _first_child_for_byte(node, end_b)
     hi = end_b
     if last is not None and last.start_byte < end_b:
         hi = max(hi, last.end_byte)
