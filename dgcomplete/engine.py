@@ -269,7 +269,11 @@ class Engine:
             raise EngineError(self.load_error or "no model loaded")
         if self._pending >= MAX_PENDING_JOBS:
             raise Cancelled("busy: too many requests waiting for the model")
-        hook = self._syntax_hook(text, offset, req.plan, s.lang) if (s and self.syntax_renoise) else None
+        hook = None
+        if s and self.syntax_renoise:
+            # a copy of the tree for the model thread (O(1)); the event loop keeps editing the session's own
+            tree = s.doc.tree.copy() if s.doc.tree is not None and s.doc.text is text else None
+            hook = self._syntax_hook(text, offset, req.plan, s.lang, tree)
         warm = s.warm if s else None
         loop = asyncio.get_running_loop()
         self._remember(req.doc_key or "")
@@ -300,10 +304,11 @@ class Engine:
     async def run_in_model_thread(self, fn: Callable[[], Any]) -> Any:
         return await asyncio.get_running_loop().run_in_executor(self._pool, fn)
 
-    def _syntax_hook(self, text: str, offset: int, plan: SpanPlan, lang: str | None):
+    def _syntax_hook(self, text: str, offset: int, plan: SpanPlan, lang: str | None, tree: Any = None):
         """Character spans of new ERROR/MISSING nodes in each candidate, for syntax-guided renoising.
 
-        Runs on the model thread, so it parses its own copy (the session's tree belongs to the event loop).
+        Runs on the model thread with its own copy of the document's tree, so checks on a large file reparse
+        only the region around the cursor instead of the whole file per keystroke.
         """
         if not syntax.is_supported(lang):
             return None
@@ -312,7 +317,7 @@ class Engine:
             out = []
             for c in cands:
                 c = c.split("\n", 1)[0] if plan.single_line else "\n".join(c.split("\n")[: plan.max_lines])
-                out.append(syntax.error_char_spans(text, offset, offset, c, lang) if c.strip() else [])
+                out.append(syntax.error_char_spans(text, offset, offset, c, lang, tree) if c.strip() else [])
             return out
 
         return hook
