@@ -106,14 +106,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     from .engine import Engine
 
     print(f"dgcomplete {__version__}  python {platform.python_version()}  torch {torch.__version__}")
-    try:
-        import lsprotocol
-        import pygls
-        import tree_sitter
+    from importlib.metadata import PackageNotFoundError, version
 
-        print(f"pygls {pygls.__version__ if hasattr(pygls, '__version__') else '?'}  "
-              f"lsprotocol {getattr(lsprotocol, '__version__', '?')}  tree-sitter {tree_sitter.__version__ if hasattr(tree_sitter, '__version__') else '?'}")
-    except ImportError as e:
+    try:
+        print("  ".join(f"{pkg} {version(pkg)}" for pkg in ("pygls", "lsprotocol", "tree-sitter", "tokenizers")))
+    except PackageNotFoundError as e:
         print(f"missing dependency: {e}")
         return 1
     from .syntax import SUPPORTED, get_parser
@@ -136,9 +133,10 @@ def cmd_doctor(args: argparse.Namespace) -> int:
 
     async def run():
         info = await engine.start()
-        engine.open("file:///doctor.py", "def mean(xs):\n    total = sum(xs)\n    return \n", 0, "python")
+        prefix = "def is_even(n):\n    return n % 2 == "
+        engine.open("file:///doctor.py", prefix + "\n", 0, "python")
         t1 = time.perf_counter()
-        comp = await engine.complete("file:///doctor.py", len("def mean(xs):\n    total = sum(xs)\n    return "), seed=0)
+        comp = await engine.complete("file:///doctor.py", len(prefix), seed=0)
         ms = (time.perf_counter() - t1) * 1e3
         await engine.shutdown()
         return info, comp, ms
@@ -146,7 +144,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     info, comp, ms = asyncio.run(run())
     print(f"threads: {info.get('threads')} (measured {info.get('timings_ms')})")
     got = comp.items[0].text if comp.items else f"(none: {comp.reason})"
-    print(f"sample completion in {ms:.0f} ms: 'return {got}'  steps={comp.stats.get('steps')}")
+    print(f"sample completion in {ms:.0f} ms: 'return n % 2 == {got}'  steps={comp.stats.get('steps')}")
     return 0
 
 
