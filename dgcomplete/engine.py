@@ -252,7 +252,9 @@ class Engine:
             "returned": len(items), **{f"dropped_{k}": v for k, v in drops.items()},
         })
         reason = "" if items else (result.reason or "no candidate survived post-processing")
-        return Completion(items, offset, offset, version, plan, stats, reason)
+        # a healed word is replaced from its start: the item's range begins where the typed word begins
+        start = offset - len(str(stats.get("healed", "")))
+        return Completion(items, start, offset, version, plan, stats, reason)
 
     async def _run_infill(self, req: InfillRequest, token: CancelToken, s: Session | None,
                           text: str, offset: int) -> InfillResult:

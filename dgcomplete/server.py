@@ -448,8 +448,6 @@ def _items_range(ls: DgServer, uri: str, text: str, comp: Completion, cand: str)
         # the editor auto-inserted these: replace them when the suggestion ends with them
         if first_line.rstrip().endswith(closers):
             end = offset + len(rest.rstrip())
-        elif not first_line.endswith(closers):
-            pass
     return lsp.Range(start=ls.position(uri, start), end=ls.position(uri, end)), insert
 
 
@@ -485,8 +483,6 @@ async def _complete(ls: DgServer, uri: str, pos: lsp.Position, *, n: int, single
     if comp.items and session.version != comp.version:
         ls.stats.stale += 1
         return None, "stale"
-    if comp.items and comp.stats.get("healed"):
-        comp.start = comp.offset - len(str(comp.stats["healed"]))
     return comp, comp.reason
 
 
@@ -556,8 +552,3 @@ def serve(model_path: str | None, *, tcp: str | None = None, threads: int | None
         ls.start_tcp(host or "127.0.0.1", int(port))
     else:
         ls.start_io(BoundedInput(sys.stdin.buffer))
-
-
-def dump_settings_schema() -> str:
-    return json.dumps({k: str(v.type) for k, v in Settings.__dataclass_fields__.items()}, indent=1)
-

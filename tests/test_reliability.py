@@ -8,7 +8,6 @@ process over stdio, through ``bench.reliability.RawDaemon``.
 from __future__ import annotations
 
 import re
-import shutil
 import time
 from pathlib import Path
 
@@ -16,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bench.reliability import FUZZ_INIT, RawDaemon, offset_of, storm
+from bench.reliability import FUZZ_INIT, RawDaemon, damage_checkpoint, offset_of, storm
 
 from .fake_openai_server import FakeOpenAIServer, Reply
 from .helpers import MEMO_TEXT
@@ -163,29 +162,6 @@ def test_documents_too_large_to_complete_keep_no_syntax_tree():
 
 
 # ---- faults: checkpoints ------------------------------------------------------------------------------------------
-def _broken_copy(src: Path, dst: Path, damage: str) -> Path:
-    shutil.copytree(src, dst)
-    w = dst / "model.safetensors"
-    if damage == "truncated":
-        data = w.read_bytes()
-        w.write_bytes(data[: len(data) // 3])
-    elif damage == "garbage-weights":
-        w.write_bytes(b"\x00\xff" * 5000)
-    elif damage == "no-weights":
-        w.unlink()
-    elif damage == "no-tokenizer":
-        (dst / "tokenizer.json").unlink()
-    elif damage == "bad-tokenizer":
-        (dst / "tokenizer.json").write_text("{]")
-    elif damage == "bad-config":
-        (dst / "config.json").write_text("{not json")
-    elif damage == "wrong-config":  # parses, but the tensors do not fit
-        text = (dst / "config.json").read_text()
-        (dst / "config.json").write_text(re.sub(r'"hidden_size": \d+', '"hidden_size": 48', text))
-    elif damage == "empty-dir":
-        shutil.rmtree(dst)
-        dst.mkdir()
-    return dst
 
 
 DAMAGES = ["truncated", "garbage-weights", "no-weights", "no-tokenizer", "bad-tokenizer", "bad-config",
@@ -196,7 +172,7 @@ DAMAGES = ["truncated", "garbage-weights", "no-weights", "no-tokenizer", "bad-to
 def test_broken_checkpoint_is_one_clear_error(tiny_model, tmp_path, damage):
     from dgcomplete.model import CheckpointError, load_model
 
-    bad = _broken_copy(tiny_model, tmp_path / "bad", damage)
+    bad = damage_checkpoint(tiny_model, tmp_path / "bad", damage)
     with pytest.raises(CheckpointError) as err:
         load_model(bad)
     assert str(err.value) and "Traceback" not in str(err.value)
@@ -204,7 +180,7 @@ def test_broken_checkpoint_is_one_clear_error(tiny_model, tmp_path, damage):
 
 @pytest.mark.parametrize("damage", ["truncated", "no-tokenizer", "wrong-config"])
 def test_daemon_with_a_broken_checkpoint_stays_up(tiny_model, tmp_path, damage):
-    bad = _broken_copy(tiny_model, tmp_path / "bad", damage)
+    bad = damage_checkpoint(tiny_model, tmp_path / "bad", damage)
     d = RawDaemon("--model", str(bad), stderr_path=tmp_path / "daemon.log")
     try:
         d.initialize()

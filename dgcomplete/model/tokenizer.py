@@ -31,6 +31,7 @@ class Tokenizer:
         self.sep_id = d.sep_token_id if d.sep_token_id is not None else tok.token_to_id("<sep>")
         self.special_ids = {i for i in (self.pad_id, self.bos_id, self.fill_id, self.mask_id, self.sep_id) if i is not None}
         self.special_ids |= self.eos_ids
+        self._healing_cache: dict[str, list[int]] = {}
 
     @classmethod
     def from_dir(cls, root: Path, cfg: ModelConfig) -> Tokenizer:
@@ -62,8 +63,15 @@ class Tokenizer:
         return [self.tok.decode([i], skip_special_tokens=False) for i in range(self.vocab_size)]
 
     def ids_starting_with(self, text: str) -> list[int]:
-        """Tokens whose text extends ``text`` (or is a prefix of it): candidates for healing a partial word."""
-        return [
-            i for i, p in enumerate(self.pieces)
-            if i not in self.special_ids and p and (p.startswith(text) or text.startswith(p))
-        ]
+        """Tokens whose text extends ``text`` (or is a prefix of it): candidates for healing a partial word.
+
+        A vocabulary scan, cached per word: typing through ``ret``, ``retu``, ``retur`` asks again and again.
+        """
+        hit = self._healing_cache.get(text)
+        if hit is None:
+            hit = [i for i, p in enumerate(self.pieces)
+                   if i not in self.special_ids and p and (p.startswith(text) or text.startswith(p))]
+            if len(self._healing_cache) > 4096:
+                self._healing_cache.clear()
+            self._healing_cache[text] = hit
+        return hit
