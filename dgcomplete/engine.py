@@ -67,6 +67,25 @@ class Completion:
     reason: str = ""
 
 
+_CLOSING_ONLY = frozenset(")]};,")
+
+
+def _repeats_suffix(cand: str, suffix: str, next_line: str, line_prefix: str) -> bool:
+    """The candidate only repeats what follows the cursor (the next line, or the suffix's start).
+
+    A line of closers (``}``, ``});``) at another indentation than the next line closes an outer block, as
+    nested code does line after line: that is not a repeat.
+    """
+    body = cand.strip()
+    if not body:
+        return False
+    if set(body) <= _CLOSING_ONLY:
+        return bool(next_line.strip()) and (line_prefix + cand).rstrip() == next_line.rstrip()
+    if next_line.strip() and body == next_line.strip():
+        return True
+    return bool(suffix.strip()) and suffix.lstrip().startswith(body) and len(body) > 1
+
+
 class EngineError(RuntimeError):
     """A request the engine cannot serve (unknown document, model not loaded); the message is user-facing."""
 
@@ -334,7 +353,8 @@ class Engine:
         seen: set[str] = set()
         out: list[Candidate] = []
         suffix = text[offset:]
-        next_line = suffix.split("\n", 2)[1].strip() if suffix.startswith("\n") and suffix.count("\n") >= 1 else ""
+        next_line = suffix.split("\n", 2)[1] if suffix.startswith("\n") and suffix.count("\n") >= 1 else ""
+        line_prefix = text[text.rfind("\n", 0, offset) + 1 : offset]
         for c in sorted(cands, key=lambda c: c.score):
             t = syntax.cut_candidate(text, offset, c.text, plan, lang, tree)
             why = ""
@@ -342,8 +362,7 @@ class Engine:
                 why = "empty"
             elif t in seen:
                 why = "duplicate"
-            elif (next_line and t.strip() == next_line) or (
-                    suffix.strip() and suffix.lstrip().startswith(t.strip()) and len(t.strip()) > 1):
+            elif _repeats_suffix(t, suffix, next_line, line_prefix):
                 why = "repeats_suffix"  # the next line, or only what the suffix already has
             elif not syntax.is_valid(text, offset, offset, t, lang, tree):
                 why = "syntax"

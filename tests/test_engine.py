@@ -171,3 +171,26 @@ def test_infill_cli_rejects_a_line_outside_the_file(tiny_model, tmp_path):
     out = subprocess.run([sys.executable, "-m", "dgcomplete", "infill", str(src), "--line", "99", "--col", "0",
                           "--model", str(tiny_model)], capture_output=True, text=True, timeout=120)
     assert out.returncode != 0 and "outside" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_postprocess_keeps_a_closer_for_an_outer_block_and_drops_real_repeats():
+    """``}`` before a less-indented ``}`` closes the inner block (nested code); the same line again is a repeat."""
+    from dgcomplete.types import Candidate
+
+    e = Engine(None)
+    text = "class A {\n  void f(int a) {\n    if (a > 0) {\n      a = 1;\n\n  }\n}\n"
+    off = text.index("\n\n") + 1
+    plan = SpanPlan(SpanKind.LINE, 1, 16)
+    keep = e._postprocess([Candidate("    }")], text, off, plan, "java", None)
+    assert [c.text for c in keep] == ["    }"]
+    drops: dict[str, int] = {}
+    assert e._postprocess([Candidate("  }")], text, off, plan, "java", None, drops) == []
+    assert drops == {"repeats_suffix": 1}
+    drops = {}
+    text2 = "def f(x):\n    y = x\n\n    return y\n"
+    off2 = text2.index("\n\n") + 1
+    assert e._postprocess([Candidate("    return y")], text2, off2, plan, "python", None, drops) == []
+    assert drops == {"repeats_suffix": 1}
+    # a line that opens a brace block is a sound single-line completion
+    opened = e._postprocess([Candidate("      if (a > 1) {")], text, off, plan, "java", None)
+    assert [c.text for c in opened] == ["      if (a > 1) {"]

@@ -227,6 +227,13 @@ def test_new_errors_compares_with_the_document() -> None:
     assert new_errors(text, off, off, "z = foo(1)", "python") == 0
     assert new_errors(text, off, off, "z = foo(", "python") > 0
     assert not is_valid(text, off, off, "z = foo(", "python")
+    # a line that opens a brace block is sound: the block is closed as the user goes on
+    jtext, joff = _at("class A {\n  void f(int a) {\n    int b = a;\n|\n    return;\n  }\n}\n")
+    assert is_valid(jtext, joff, joff, "    if (a > 0) {", "java")
+    assert is_valid(jtext, joff, joff, "    for (int i = 0; i < a; i++) {", "java")
+    assert not is_valid(jtext, joff, joff, "    if (a > 0)) {", "java")
+    assert not is_valid(jtext, joff, joff, "    }", "java")
+    assert not is_valid(jtext, joff, joff, "    foo(a,", "java")
     # the document is already broken elsewhere: a valid candidate still adds nothing
     broken, off2 = _at("def g(:\n    pass\n\nx = 1\n|\n")
     assert error_count(parse(broken, "python")) > 0

@@ -284,6 +284,44 @@ class _Check:
         self.added = added
 
 
+_OPEN_CLOSE = {"{": "}", "(": ")", "[": "]"}
+
+
+def _closing(candidate: str) -> str:
+    """Closers for a candidate whose last line opens a brace block (``if (x) {``), else "".
+
+    Such a line is a sound completion the user goes on from (the editor auto-closes it, the next lines fill
+    it), so it is checked as if its open brackets were closed on the following line. A line ending in ``(`` or
+    ``[`` is not: as ghost text it is a fragment, not a statement.
+    """
+    body = candidate.rstrip()
+    if not body.endswith("{"):
+        return ""
+    stack: list[str] = []
+    for m in _CUT_TOKEN.finditer(body):
+        t = m.group()
+        if t in _OPEN_CLOSE:
+            stack.append(_OPEN_CLOSE[t])
+        elif t in _CLOSERS:
+            if not stack or stack[-1] != t:
+                return ""  # unbalanced before the opener: let the plain check judge it
+            stack.pop()
+    last = body.rsplit("\n", 1)[-1]
+    return "\n" + _indent_of(last) + "".join(reversed(stack)) if stack else ""
+
+
+def _check(base: _Base, start: int, end: int, candidate: str) -> _Check:
+    """The splice check, allowing a last line that opens a block (see :func:`_closing`)."""
+    check = _Check(base, start, end, candidate)
+    if check.added:
+        closer = _closing(candidate)
+        if closer:
+            closed = _Check(base, start, end, candidate + closer)
+            if not closed.added:
+                return closed
+    return check
+
+
 def new_errors(
     text: str,
     start: int,
@@ -296,7 +334,7 @@ def new_errors(
     if not is_supported(lang):
         return 0
     assert lang is not None
-    return len(_Check(_base(text, lang, base_tree), start, end, candidate).added)
+    return len(_check(_base(text, lang, base_tree), start, end, candidate).added)
 
 
 def is_valid(
@@ -346,7 +384,7 @@ def error_char_spans(
     if not is_supported(lang) or not candidate:
         return []
     assert lang is not None
-    check = _Check(_base(text, lang, base_tree), start, end, candidate)
+    check = _check(_base(text, lang, base_tree), start, end, candidate)
     if not check.added:
         return []
     splice = check.splice
@@ -547,14 +585,14 @@ def cut_candidate(
         return cand if cand.strip() else ""
     assert lang is not None
     base = _base(text, lang, base_tree)
-    check = _Check(base, offset, offset, cand)
+    check = _check(base, offset, offset, cand)
     if not check.added:
         return _fewest_errors(base, offset, cand, len(_error_nodes(check.splice.tree.root_node)))
     for parses, cut in enumerate(_cut_points(cand), start=2):
         if parses > _MAX_PARSES:
             break
         prefix = cand[:cut].rstrip()
-        if prefix and not _Check(base, offset, offset, prefix).added:
+        if prefix and not _check(base, offset, offset, prefix).added:
             return prefix
     return cand
 
@@ -569,7 +607,7 @@ def _fewest_errors(base: _Base, offset: int, cand: str, total: int) -> str:
         prefix = cand[:cut].rstrip()
         if not prefix:
             continue
-        check = _Check(base, offset, offset, prefix)
+        check = _check(base, offset, offset, prefix)
         if check.added:
             continue
         left = len(_error_nodes(check.splice.tree.root_node))

@@ -1,0 +1,106 @@
+"""Decoding choices measured on held-out *corpus* files, never on the evaluation sets.
+
+Sampler settings (steps, acceptance, biases) are tuned here so that ``bench.quality`` stays a clean test:
+single-line tasks cut from the corpus's dev split (every 100th file, which training never sees), shaped like
+the evaluation tasks (the line is removed, the cursor is at column 0 of the blank line, first-line rule).
+Methods: ``ours`` (the product path: Engine.complete with the given step budget), ``ar`` (same weights,
+token by token), ``copy_prev`` and ``empty``.
+
+    python -m bench.dev_decoding --model PATH --steps 4,8,16 [--n 150] [--langs python,javascript,java]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import time
+from pathlib import Path
+from typing import Any
+
+from .quality import Runner, Task, copy_prev, first_line
+
+EXT = {"python": "py", "javascript": "js", "java": "java", "typescript": "ts", "go": "go", "rust": "rs", "c": "c"}
+
+
+def dev_tasks(corpus: Path, langs: tuple[str, ...], n: int, seed: int = 0) -> list[Task]:
+    """``n`` single-line tasks per language from the corpus's dev split (same split as training)."""
+    from dgcomplete.train.data import load_corpus, split_dev
+
+    rng = random.Random(seed)
+    out: list[Task] = []
+    for lang in langs:
+        _, dev = split_dev(load_corpus(corpus, (lang,)))
+        tasks: list[Task] = []
+        for text, _lang in rng.sample(dev, len(dev)):
+            lines = text.split("\n")
+            cands = [i for i, ln in enumerate(lines) if 10 < i < len(lines) - 2 and 0 < len(ln.strip()) <= 80]
+            if not cands:
+                continue
+            i = rng.choice(cands)
+            prefix = "\n".join(lines[:i]) + "\n"
+            suffix = "\n".join(lines[i + 1 :])
+            doc = prefix + "\n" + suffix
+            tasks.append(Task(f"dev_{lang}", f"{lang}/{len(tasks)}", lang, EXT[lang], doc, len(prefix),
+                              lines[i], True))
+            if len(tasks) >= n:
+                break
+        out += tasks
+    return out
+
+
+async def run(model: Path, corpus: Path, steps: list[int], langs: tuple[str, ...], n: int,
+              methods: tuple[str, ...]) -> dict[str, Any]:
+    tasks = dev_tasks(corpus, langs, n)
+    res: dict[str, Any] = {"n_per_lang": n, "langs": list(langs), "runs": {}}
+    for s in steps:
+        runner = Runner(model, 1)
+        assert runner.engine.local is not None
+        runner.engine.local.sampler.max_steps = s
+        await runner.start()
+        t0 = time.perf_counter()
+        for t in tasks:
+            t.out, t.ms = {}, {}
+            for m in methods:
+                if m == "empty":
+                    t.out[m] = ""
+                elif m == "copy_prev":
+                    t.out[m] = first_line(copy_prev(t.document, t.offset))
+                else:
+                    text = await getattr(runner, m)(t)
+                    t.out[m] = first_line(text)
+        await runner.close()
+        row: dict[str, Any] = {"s": round(time.perf_counter() - t0, 1)}
+        for lang in langs:
+            ts = [t for t in tasks if t.language == lang]
+            row[lang] = {m: round(sum(t.out[m].strip() == t.truth.strip() for t in ts) / len(ts), 3)
+                         for m in methods}
+            row[lang]["ours_empty"] = round(sum(not t.out["ours"].strip() for t in ts) / len(ts), 3) \
+                if "ours" in methods else None
+        res["runs"][str(s)] = row
+        print(json.dumps({s: row}), flush=True)
+        methods = tuple(m for m in methods if m in ("ours",))  # baselines do not depend on steps
+    return res
+
+
+def main(argv: list[str] | None = None) -> None:
+    from . import resolve_model
+
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--model")
+    ap.add_argument("--corpus", default="data/corpus")
+    ap.add_argument("--steps", default="4")
+    ap.add_argument("--n", type=int, default=150)
+    ap.add_argument("--langs", default="python,javascript,java")
+    ap.add_argument("--methods", default="ours,ar,copy_prev,empty")
+    ap.add_argument("--out")
+    args = ap.parse_args(argv)
+    res = asyncio.run(run(resolve_model(args.model), Path(args.corpus), [int(s) for s in args.steps.split(",")],
+                          tuple(args.langs.split(",")), args.n, tuple(args.methods.split(","))))
+    if args.out:
+        Path(args.out).write_text(json.dumps(res, indent=1) + "\n")
+
+
+if __name__ == "__main__":
+    main()
