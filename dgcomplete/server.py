@@ -33,6 +33,11 @@ ACCEPT_COMMAND = "dgcomplete.accept"
 STATS_COMMAND = "dgcomplete.stats"
 
 
+# upper bounds for integer settings: a typo (steps: 100000) must cost a slow suggestion, not a hung model thread
+SETTING_LIMITS = {"steps": 256, "max_tokens": 256, "max_lines": 200, "rewrite_variants": 5, "repair_rounds": 32,
+                  "hole_tokens": 256, "debounce_ms": 10_000}
+
+
 @dataclass
 class Settings:
     """User settings (initializationOptions / workspace/didChangeConfiguration, key ``dgcomplete``)."""
@@ -78,6 +83,7 @@ class Settings:
                     pass  # None: measured / the model's default
                 elif isinstance(cur, int) or f in ("steps", "threads"):  # every int setting
                     v = max(0, int(v)) if f in ("debounce_ms", "repair_rounds") else max(1, int(v))
+                    v = min(v, SETTING_LIMITS.get(f, v))
                 elif f == "enabled_languages":
                     if v is not None and not (isinstance(v, list) and all(isinstance(x, str) for x in v)):
                         raise TypeError(f)
@@ -130,6 +136,8 @@ class Protocol(LanguageServerProtocol):
     ``DgServer.report_server_error``). Messages are structured here, at the top level only: pygls calls
     ``structure_message`` as json's object_hook, for nested objects too.
     """
+
+    _initialize_seen = False
 
     def reply_error(self, msg_id: Any, code: int, message: str) -> None:
         ok = isinstance(msg_id, (int, str)) and not isinstance(msg_id, bool)
@@ -193,6 +201,11 @@ class Protocol(LanguageServerProtocol):
         if self._shutdown and hasattr(message, "id") and getattr(message, "method", "exit") != "exit":
             self.reply_error(message.id, -32600, "invalid request: the server is shutting down")
             return
+        if getattr(message, "method", None) == lsp.INITIALIZE and hasattr(message, "id"):
+            if self._initialize_seen:  # LSP: initialize is sent once; a second would reset the client's state
+                self.reply_error(message.id, -32600, "invalid request: the server is already initialized")
+                return
+            self._initialize_seen = True
         super().handle_message(message)
 
 

@@ -113,6 +113,7 @@ def test_invalid_requests_with_an_id_are_answered_with_that_id(raw):
         ({"jsonrpc": "2.0", "id": "bad-command", "method": "workspace/executeCommand",
           "params": {"command": "dgcomplete.rewriteSelection", "arguments": [{"uri": 5}]}}, -32602),
         ({"jsonrpc": "2.0", "id": 2**70, "method": "dgcomplete/nope"}, -32601),
+        ({"jsonrpc": "2.0", "id": "init-again", "method": "initialize", "params": {"capabilities": {}}}, -32600),
     ]
     for msg, code in cases:
         raw.send(msg)

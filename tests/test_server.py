@@ -246,3 +246,14 @@ def test_tcp_refuses_public_addresses_without_opt_in(tiny_model):
     out = subprocess.run([sys.executable, "-m", "dgcomplete", "serve", "--tcp", "0.0.0.0:2999", "--model",
                           str(tiny_model)], capture_output=True, text=True, timeout=60)
     assert out.returncode != 0 and "--allow-remote" in out.stderr
+
+
+def test_integer_settings_are_bounded():
+    """A typo such as ``steps: 100000`` must not hang the model thread: integer settings are clamped."""
+    from dgcomplete.server import SETTING_LIMITS, Settings
+
+    s = Settings()
+    assert s.update({"dgcomplete": {"steps": 100000, "maxTokens": 10**9, "maxLines": -3, "rewriteVariants": 50}}) == []
+    assert s.steps == SETTING_LIMITS["steps"] and s.max_tokens == SETTING_LIMITS["max_tokens"]
+    assert s.max_lines == 1 and s.rewrite_variants == SETTING_LIMITS["rewrite_variants"]
+    assert s.update({"steps": 12}) == [] and s.steps == 12
