@@ -139,6 +139,28 @@ def test_offset_at_clamps_past_line_and_document_end() -> None:
     assert doc.text == "aXd"
 
 
+def test_lone_cr_and_crlf_break_lines_as_lsp_counts_them() -> None:
+    doc = SyntaxDocument("a = 1\rb = 2\r\nc = 3\nd", "python")
+    assert [doc.line_text(i) for i in range(doc.line_count)] == ["a = 1", "b = 2", "c = 3", "d"]
+    assert doc.offset_at(1, 0) == 6 and doc.position_at(6) == (1, 0)
+    assert doc.offset_at(1, 99) == 11  # clamps before the \r\n
+    doc.apply_change(1, 0, 1, 1, "x")  # an edit on the line after a lone \r lands there
+    assert doc.text == "a = 1\rx = 2\r\nc = 3\nd"
+    doc.apply_change(1, 0, 1, 0, "\n")  # \r + \n join into one break: lines are recounted
+    assert doc.line_count == 4 and doc.line_text(1) == "x = 2"
+    doc.apply_change(0, 5, 1, 0, "")  # removing the break joins the lines
+    assert doc.line_text(0) == "a = 1x = 2"
+    rng = random.Random(3)
+    for _ in range(200):
+        text = doc.text
+        a, b = sorted(rng.randrange(len(text) + 1) for _ in range(2))
+        (la, ca), (lb, cb) = doc.position_at(a), doc.position_at(b)
+        doc.apply_change(la, ca, lb, cb, rng.choice(["\r", "\n", "\r\n", "x", "", "y\rz"]))
+        fresh = SyntaxDocument(doc.text, None)
+        assert [doc.line_text(i) for i in range(doc.line_count)] == \
+            [fresh.line_text(i) for i in range(fresh.line_count)]
+
+
 @pytest.mark.parametrize("lang", ["python", "javascript"])
 def test_random_edits_stay_in_sync_with_full_parse(lang: str) -> None:
     rng = random.Random(7)

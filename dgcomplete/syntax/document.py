@@ -98,22 +98,26 @@ def parse(text: str | bytes, lang: str | None) -> tree_sitter.Tree | None:
     return get_parser(lang).parse(data)
 
 
+_BREAK = re.compile(r"\r\n?|\n")  # LSP's line breaks: \n, \r\n and a lone \r
+
+
 def _line_starts(text: str) -> list[int]:
-    starts = [0]
-    find = text.find
-    i = find("\n")
-    while i >= 0:
-        starts.append(i + 1)
-        i = find("\n", i + 1)
-    return starts
+    if "\r" not in text:  # the common case, at C speed
+        starts = [0]
+        find = text.find
+        i = find("\n")
+        while i >= 0:
+            starts.append(i + 1)
+            i = find("\n", i + 1)
+        return starts
+    return [0] + [m.end() for m in _BREAK.finditer(text)]
 
 
 class SyntaxDocument:
     """Keeps a tree per open document, edited incrementally (tree.edit + reparse with the old tree),
     not reparsed from scratch per keystroke.
 
-    Lines are split on "\\n" only; a "\\r" before it is treated as part of the line break when
-    clamping columns.
+    Lines break at "\\n", "\\r\\n" and a lone "\\r", as LSP positions count them.
     """
 
     def __init__(self, text: str, lang: str | None) -> None:
@@ -135,8 +139,10 @@ class SyntaxDocument:
         if line < 0 or line >= len(self._starts):
             return ""
         start = self._starts[line]
-        end = self._starts[line + 1] - 1 if line + 1 < len(self._starts) else len(self.text)
-        if end > start and self.text[end - 1] == "\r" and line + 1 < len(self._starts):
+        if line + 1 >= len(self._starts):
+            return self.text[start:]
+        end = self._starts[line + 1] - 1  # the break's last character (\n, or a lone \r)
+        if end > start and self.text[end] == "\n" and self.text[end - 1] == "\r":
             end -= 1
         return self.text[start:end]
 
@@ -180,14 +186,17 @@ class SyntaxDocument:
         # line bookkeeping: lines strictly inside the replaced range disappear
         first = self.position_line(start)
         last = self.position_line(end)
-        delta = len(new_text) - (end - start)
-        added = [start + m + 1 for m in _newline_positions(new_text)]
-        tail = self._starts[last + 1 :]
-        if delta:
-            tail = [s + delta for s in tail]
-        self._starts = self._starts[: first + 1] + added + tail
-
         self.text = old_text[:start] + new_text + old_text[end:]
+        if "\r" in new_text or "\r" in old_text[max(0, start - 1) : end + 1]:
+            self._starts = _line_starts(self.text)  # a \r\n pair may be split or joined: recount (rare)
+        else:
+            delta = len(new_text) - (end - start)
+            added = [start + m + 1 for m in _newline_positions(new_text)]
+            tail = self._starts[last + 1 :]
+            if delta:
+                tail = [s + delta for s in tail]
+            self._starts = self._starts[: first + 1] + added + tail
+
         if self.tree is None or self.lang is None:
             self._data = self.text.encode("utf-8")
             return
