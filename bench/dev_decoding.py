@@ -24,7 +24,10 @@ from .quality import Runner, Task, copy_prev, first_line
 EXT = {"python": "py", "javascript": "js", "java": "java", "typescript": "ts", "go": "go", "rust": "rs", "c": "c"}
 
 
-def dev_tasks(corpus: Path, langs: tuple[str, ...], n: int, seed: int = 0) -> list[Task]:
+NO_MIN = bool(__import__("os").environ.get("DG_NO_MIN"))
+
+
+def dev_tasks(corpus: Path, langs: tuple[str, ...], n: int, seed: int = 0, per_file: int = 4) -> list[Task]:
     """``n`` single-line tasks per language from the corpus's dev split (same split as training)."""
     from dgcomplete.train.data import load_corpus, split_dev
 
@@ -38,15 +41,15 @@ def dev_tasks(corpus: Path, langs: tuple[str, ...], n: int, seed: int = 0) -> li
             cands = [i for i, ln in enumerate(lines) if 10 < i < len(lines) - 2 and 0 < len(ln.strip()) <= 80]
             if not cands:
                 continue
-            i = rng.choice(cands)
-            prefix = "\n".join(lines[:i]) + "\n"
-            suffix = "\n".join(lines[i + 1 :])
-            doc = prefix + "\n" + suffix
-            tasks.append(Task(f"dev_{lang}", f"{lang}/{len(tasks)}", lang, EXT[lang], doc, len(prefix),
-                              lines[i], True))
+            for i in rng.sample(cands, min(per_file, len(cands))):  # a few lines per file: the dev split is small
+                prefix = "\n".join(lines[:i]) + "\n"
+                suffix = "\n".join(lines[i + 1 :])
+                doc = prefix + "\n" + suffix
+                tasks.append(Task(f"dev_{lang}", f"{lang}/{len(tasks)}", lang, EXT[lang], doc, len(prefix),
+                                  lines[i], True))
             if len(tasks) >= n:
                 break
-        out += tasks
+        out += tasks[:n]
     return out
 
 
@@ -58,6 +61,7 @@ async def run(model: Path, corpus: Path, steps: list[int], langs: tuple[str, ...
         runner = Runner(model, 1)
         assert runner.engine.local is not None
         runner.engine.local.sampler.max_steps = s
+        runner.engine.local.min_content = not NO_MIN
         await runner.start()
         t0 = time.perf_counter()
         for t in tasks:
@@ -71,7 +75,8 @@ async def run(model: Path, corpus: Path, steps: list[int], langs: tuple[str, ...
                     text = await getattr(runner, m)(t)
                     t.out[m] = first_line(text)
         await runner.close()
-        row: dict[str, Any] = {"s": round(time.perf_counter() - t0, 1)}
+        row: dict[str, Any] = {"s": round(time.perf_counter() - t0, 1),
+                               "n": {lang: sum(t.language == lang for t in tasks) for lang in langs}}
         for lang in langs:
             ts = [t for t in tasks if t.language == lang]
             row[lang] = {m: round(sum(t.out[m].strip() == t.truth.strip() for t in ts) / len(ts), 3)

@@ -73,6 +73,9 @@ class LocalInfiller:
         # adding -log(w) back restores calibrated span lengths (class-weighted cross-entropy correction).
         w = cfg.diffusion.fill_loss_weight
         self.fill_logit_bias = -math.log(w) if w and 0 < w < 1 else 0.0
+        # a requested span is never empty: no filler/EOS in its first slot, nor in the second on a blank line
+        # (where the first is usually the indentation, and indentation alone is no suggestion)
+        self.min_content = True
 
     # ---- prefix cache ---------------------------------------------------------------------------------------
     def encode_prefix(self, key: str | None, ids: list[int], cancel: CancelToken | None) -> tuple[KVCache, int]:
@@ -143,6 +146,11 @@ class LocalInfiller:
         if self.fill_logit_bias and self.tok.fill_id is not None:
             bias = torch.zeros(f, self.cfg.vocab_size) if bias is None else bias
             bias[:, self.tok.fill_id] += self.fill_logit_bias
+        if self.min_content and req.plan.kind.value != "range":
+            bias = torch.zeros(f, self.cfg.vocab_size) if bias is None else bias
+            blank = not heal.prefix[heal.prefix.rfind("\n") + 1 :].strip() and not req.suffix.split("\n", 1)[0].strip()
+            stops = [i for i in self.stop_ids if i < self.cfg.vocab_size]
+            bias[: min(f, 2 if blank else 1), stops] = float("-inf")
         scfg = self.sampler if req.max_steps is None else SamplerConfig(**{**self.sampler.__dict__,
                                                                             "max_steps": req.max_steps})
 

@@ -121,6 +121,18 @@ def test_warm_start_stops_early_when_the_model_agrees(tiny_model):
     assert warm.stats["steps"] < cold.stats["steps"]
 
 
+def test_a_requested_span_is_never_empty(tiny_model):
+    """Even a model that wants to stop at once fills one token (two on a blank line, past the indentation)."""
+    li = LocalInfiller(load_model(tiny_model), max_steps=4)
+    li.fill_logit_bias = 1e4  # the filler wins every slot unless it is ruled out
+    blank = InfillRequest("def f():\n", "\n    return 1\n", SpanPlan(SpanKind.LINE, 1, 12), seed=0)
+    mid = InfillRequest("def f():\n    return ", "\n", SpanPlan(SpanKind.REST_OF_LINE, 1, 12), seed=0)
+    assert li.infill(blank).stats["committed_tokens"] == 2
+    assert li.infill(mid).stats["committed_tokens"] == 1
+    li.min_content = False
+    assert li.infill(blank).stats["committed_tokens"] == 0
+
+
 def test_deterministic_given_a_seed(tiny_model):
     li = LocalInfiller(load_model(tiny_model), max_steps=6)
     req = InfillRequest("def f():\n    ", "\n", SpanPlan(SpanKind.LINE, 1, 12), seed=42)

@@ -1,4 +1,5 @@
--- End-to-end test of the fallback ghost-text path against the real daemon, in a real (headless) Neovim.
+-- End-to-end test of the fallback ghost-text path, the rewrite commands and the rewrite code actions (in
+-- Neovim's own code-action menu, vim.ui.select) against the real daemon, in a real (headless) Neovim.
 --
 --   DG_PYTHON=.venv/bin/python DG_MODEL=path/or/empty DG_RESULT=out.json DG_WORKDIR=tmpdir \
 --     nvim --headless -u editors/nvim/test/minimal_init.lua -c "luafile editors/nvim/test/e2e.lua"
@@ -243,6 +244,147 @@ co = coroutine.create(function()
         and sent.arguments[1].range.start.line == 0 and sent.arguments[1].range["end"].line == 1
         and type(sent.arguments[1].version) == "number" and sent.arguments[1].uri:match("sample%.py$") ~= nil, sent)
   sleep(200)
+
+  -- ---- code actions through Neovim's own code-action menu ------------------------------------------------
+  -- vim.lsp.buf.code_action() (0.8+, on the visual selection) / vim.lsp.buf.range_code_action() (0.7, on the
+  -- '< '> marks) list the actions with vim.ui.select, which is the menu (what a picker plugin replaces). The
+  -- test stands in for the user there: it reads the items as the menu formats them and picks one through the
+  -- same callback; Neovim then resolves it (codeAction/resolve) and applies its edit. The selection (lines
+  -- 5-8) has an unclosed call and a `pass  # TODO` hole: Rewrite selection (variants), Repair syntax and Fill
+  -- holes are offered. Actions are picked one by one until one applies an edit; after each, the text outside
+  -- the selection must be unchanged (an action the model has no edit for must say why and change nothing).
+  local rw_path = workdir .. "/rewrite.py"
+  local rw_lines = { "def add(a, b):", "    return a + b", "", "", "def greet(name):", '    message = "hello " + name',
+                     "    print(message", "    pass  # TODO", "    return message", "", "", "class Counter:",
+                     "    def __init__(self):", "        self.count = 0" }
+  f = io.open(rw_path, "w")
+  f:write(table.concat(rw_lines, "\n") .. "\n")
+  f:close()
+  vim.cmd("edit " .. vim.fn.fnameescape(rw_path))
+  local rw_buf = api.nvim_get_current_buf()
+  check("rewrite.py attached", wait_until(function()
+    local cs = vim.lsp.get_clients and vim.lsp.get_clients({ bufnr = rw_buf }) or vim.lsp.buf_get_clients(rw_buf)
+    for _, cl in pairs(cs) do if cl.name == "dgcomplete" then return true end end
+  end, 15000) ~= nil)
+  local rw_orig = buf_text()
+  local sel = { first = 5, last = 8 } -- 1-based lines; charwise, from column 0 to the last character
+  local sel_range = { start = { line = sel.first - 1, character = 0 },
+                      ["end"] = { line = sel.last - 1, character = #rw_lines[sel.last] } }
+  local sel_start, sel_end = 0, 0
+  for i = 1, sel.first - 1 do sel_start = sel_start + #rw_lines[i] + 1 end
+  for i = 1, sel.last - 1 do sel_end = sel_end + #rw_lines[i] + 1 end
+  sel_end = sel_end + #rw_lines[sel.last]
+  local rw_before, rw_after = rw_orig:sub(1, sel_start), rw_orig:sub(sel_end + 1)
+
+  -- spy on the client's requests (the codeAction range; the resolved action) and on the menu
+  local rc = vim.lsp.get_client_by_id(client.id)
+  local rc_request = rc.request
+  local spy = {}
+  local function on_request(method, params, handler)
+    if method == "textDocument/codeAction" then spy.range = params.range end
+    if method == "codeAction/resolve" and handler then
+      return function(err, result, ...)
+        spy.resolved = { err = err, result = result }
+        return handler(err, result, ...)
+      end
+    end
+    return handler
+  end
+  if vim.fn.has("nvim-0.11") == 1 then
+    rc.request = function(self, method, params, handler, ...)
+      return rc_request(self, method, params, on_request(method, params, handler), ...)
+    end
+  else
+    rc.request = function(method, params, handler, ...)
+      return rc_request(method, params, on_request(method, params, handler), ...)
+    end
+  end
+  local messages = {}
+  local show_message = vim.lsp.handlers["window/showMessage"]
+  vim.lsp.handlers["window/showMessage"] = function(err, result, ctx, config)
+    if result and result.message then table.insert(messages, result.message) end
+    return show_message(err, result, ctx, config)
+  end
+  local real_select = vim.ui.select
+  local menu
+  vim.ui.select = function(items, opts, on_choice)
+    local titles = {}
+    for _, item in ipairs(items) do table.insert(titles, opts.format_item and opts.format_item(item) or tostring(item)) end
+    menu = { items = items, opts = opts, on_choice = on_choice, titles = titles }
+  end
+
+  -- select lines 5-8 in visual mode and ask for the code actions the way each version does
+  local function open_menu()
+    menu, spy.range, spy.resolved = nil, nil, nil
+    feed("<Esc>")
+    sleep(30)
+    feed(sel.first .. "G0v" .. sel.last .. "Gg_")
+    wait_until(function() return api.nvim_get_mode().mode == "v" end, 2000)
+    if vim.lsp.buf.range_code_action and vim.fn.has("nvim-0.8") == 0 then
+      feed("<Esc>") -- 0.7: :'<,'>lua vim.lsp.buf.range_code_action()
+      wait_until(function() return api.nvim_get_mode().mode == "n" end, 2000)
+      vim.lsp.buf.range_code_action()
+    else
+      vim.lsp.buf.code_action() -- in visual mode: the selection
+    end
+    wait_until(function() return menu ~= nil end, 20000)
+    if api.nvim_get_mode().mode ~= "n" then feed("<Esc>") end
+    return menu
+  end
+
+  local want = { "dgcomplete: Rewrite selection", "dgcomplete: Repair syntax", "dgcomplete: Fill holes" }
+  local m = open_menu()
+  local has = function(titles, w)
+    for _, t in ipairs(titles or {}) do if t:find(w, 1, true) then return true end end
+    return false
+  end
+  check("code-action request carries the visual selection", spy.range ~= nil and vim.deep_equal(spy.range, sel_range),
+        { sent = spy.range, want = sel_range })
+  check("the code-action menu lists the dgcomplete actions", m ~= nil and m.opts.kind == "codeaction"
+        and has(m.titles, want[1]) and has(m.titles, want[2]) and has(m.titles, want[3]),
+        m and { prompt = m.opts.prompt, kind = m.opts.kind, titles = m.titles } or "no menu")
+
+  local order = {}
+  for _, w in ipairs({ "dgcomplete: Repair syntax", "dgcomplete: Fill holes", "dgcomplete: Rewrite selection" }) do
+    for _, t in ipairs(m.titles) do if t:find(w, 1, true) then table.insert(order, t) end end
+  end
+  local picks = {}
+  for n, title in ipairs(order) do
+    if n > 1 then m = open_menu() end
+    local idx
+    for i, t in ipairs(m and m.titles or {}) do if t == title then idx = i end end
+    check(title .. ": in the menu", idx ~= nil, m and m.titles)
+    messages = {}
+    local base = title:match("^(dgcomplete: [%a ]-)%s*%(variant %d+%)") or title:match("^(dgcomplete: [%a ]+)")
+    m.on_choice(m.items[idx], idx)
+    -- the resolve answer, then either its edit lands in the buffer or the server says why there is none
+    local outcome = wait_until(function()
+      if not spy.resolved then return nil end
+      local r = spy.resolved.result
+      if spy.resolved.err then return { kind = "error", detail = spy.resolved.err } end
+      if r and r.edit then return buf_text() ~= rw_orig and { kind = "edit" } or nil end
+      for _, msg in ipairs(messages) do
+        if msg:find(base .. ": ", 1, true) == 1 then return { kind = "message", detail = msg } end
+      end
+    end, 90000, 50)
+    check(title .. ": picked, an edit or a message", outcome ~= nil and outcome.kind ~= "error", outcome or spy.resolved)
+    local now = buf_text()
+    local inside = (#now >= #rw_before + #rw_after and now:sub(1, #rw_before) == rw_before
+                    and now:sub(#now - #rw_after + 1) == rw_after) and now:sub(#rw_before + 1, #now - #rw_after) or nil
+    table.insert(picks, { title = title, outcome = outcome.kind, detail = outcome.detail, selection = inside })
+    check(title .. ": text outside the selection unchanged", inside ~= nil, inside or now)
+    if outcome.kind == "edit" then
+      check(title .. ": the edit changed the selection", now ~= rw_orig, inside)
+      break
+    end
+    sleep(200) -- an edit that would still come
+    check(title .. ": no edit, so nothing changed", buf_text() == rw_orig, outcome.detail)
+  end
+  report.code_actions = picks
+  log("code action picks: " .. vim.inspect(picks))
+  vim.ui.select = real_select
+  vim.lsp.handlers["window/showMessage"] = show_message
+  rc.request = rc_request
 
   finish(true)
 end)

@@ -5,8 +5,14 @@
 //
 // Installs the .vsix into a fresh code-server, opens a Python file, waits for the daemon's model to load
 // (status bar), types, asserts that the daemon's ghost text appears and that Tab inserts exactly it, checks
-// the status bar latency and the "Show log" command. Screenshot: .test-artifacts/vscode-ghost-text.png
-// (UPDATE_SCREENSHOT=1 also copies it to editors/vscode/screenshot.png).
+// the status bar latency, the "Show log" command and the rewrite commands in the palette. Then the code
+// actions: selects a range with a syntax error and a `pass  # TODO` hole in a second file, opens VS Code's own
+// code-action menu (Ctrl+. = "Quick Fix...", and "Refactor..."), reads its rows from the DOM, asserts the
+// dgcomplete titles are listed, picks actions one by one (Repair syntax first) until one applies an edit, and
+// asserts after each pick that the file outside the selected range is byte-for-byte unchanged (an action the
+// model has no edit for must say so in a notification and change nothing).
+// Screenshots: .test-artifacts/vscode-ghost-text.png, .test-artifacts/vscode-code-actions.png
+// (UPDATE_SCREENSHOT=1 also copies them to editors/vscode/screenshot.png and editors/vscode/code-actions.png).
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
@@ -26,6 +32,7 @@ const MODEL = env("DG_MODEL", "");
 const ART = path.join(root, ".test-artifacts");
 const WORK = path.join(ART, "vscode");
 const SHOT = path.join(ART, "vscode-ghost-text.png");
+const ACTIONS_SHOT = path.join(ART, "vscode-code-actions.png");
 const TIMEOUT_MS = Number(env("DG_E2E_TIMEOUT_MS", "420000"));
 
 const log = (...a) => console.error("[vscode-e2e]", ...a);
@@ -72,6 +79,41 @@ function freshDir(p) {
   fs.rmSync(p, { recursive: true, force: true });
   fs.mkdirSync(p, { recursive: true });
   return p;
+}
+
+// open a workspace file through Quick Open and wait until the editor shows `marker`
+async function openFile(page, name, marker) {
+  await page.keyboard.press("Control+P");
+  await page.waitForSelector(".quick-input-widget input", { state: "visible" });
+  await page.keyboard.type(name, { delay: 20 });
+  await page.waitForSelector(`.quick-input-list .monaco-list-row:has-text('${name}')`);
+  await sleep(300);
+  await page.keyboard.press("Enter");
+  await page.locator(".editor-instance .monaco-editor").first().waitFor({ state: "visible" });
+  await page.waitForSelector(`.tab.active[aria-label*='${name}'], .tab.active[title*='${name}']`, { timeout: 30000 })
+    .catch(() => undefined);
+  const opened = await page.waitForFunction((m) => [...document.querySelectorAll(".editor-instance .view-lines")]
+    .some((e) => (e.textContent || "").replace(/\u00a0/g, " ").includes(m)), marker, { timeout: 30000 })
+    .catch(() => null);
+  check(`${name} open`, !!opened);
+}
+
+// run a command palette entry by its exact label
+async function runCommand(page, label) {
+  await page.keyboard.press("Control+Shift+P");
+  await page.waitForSelector(".quick-input-widget input", { state: "visible" });
+  await page.keyboard.type(label, { delay: 20 });
+  // the focused (first) row must be exactly this command: "Refactor..." also matches other entries
+  const focused = await page.waitForFunction((l) => {
+    const r = document.querySelector(".quick-input-list .monaco-list-row.focused .label-name");
+    return r && (r.textContent || "").replace(/\u00a0/g, " ").trim() === l;
+  }, label, { timeout: 15000 }).catch(() => null);
+  if (!focused) {
+    const rows = await page.evaluate(() => [...document.querySelectorAll(".quick-input-list .monaco-list-row")]
+      .map((e) => e.textContent));
+    throw new Error(`command palette: ${label} is not the first entry: ${JSON.stringify(rows)}`);
+  }
+  await page.keyboard.press("Enter");
 }
 
 async function main() {
@@ -130,6 +172,21 @@ async function main() {
     "    print(message)\n    return ";
   const file = path.join(ws, "sample.py");
   fs.writeFileSync(file, original);
+  // for the code actions: the selection (lines SEL_FIRST..SEL_LAST, whole lines) has an unclosed call and a
+  // hole, so the server offers Rewrite selection (variants), Repair syntax and Fill holes; lines around it
+  // must never change
+  const rwLines = ["def add(a, b):", "    return a + b", "", "", "def greet(name):", '    message = "hello " + name',
+    "    print(message", "    pass  # TODO", "    return message", "", "", "class Counter:", "    def __init__(self):",
+    "        self.count = 0", ""];
+  const SEL_FIRST = 4;
+  const SEL_LAST = 7;
+  const rwOriginal = rwLines.join("\n");
+  const rwFile = path.join(ws, "rewrite.py");
+  fs.writeFileSync(rwFile, rwOriginal);
+  const selStart = rwLines.slice(0, SEL_FIRST).join("\n").length + 1; // offsets of the selected range
+  const selEnd = rwLines.slice(0, SEL_LAST + 1).join("\n").length + 1; // (end: the start of line SEL_LAST + 1)
+  const rwBefore = rwOriginal.slice(0, selStart);
+  const rwAfter = rwOriginal.slice(selEnd);
 
   log("installing", path.relative(root, VSIX));
   const inst = execFileSync(CODE_SERVER, ["--user-data-dir", userData, "--extensions-dir", extDir, "--install-extension", VSIX],
@@ -163,20 +220,8 @@ async function main() {
     await sleep(1500);
 
     // open sample.py through Quick Open
-    await page.keyboard.press("Control+P");
-    await page.waitForSelector(".quick-input-widget input", { state: "visible" });
-    await page.keyboard.type("sample.py", { delay: 20 });
-    await page.waitForSelector(".quick-input-list .monaco-list-row:has-text('sample.py')");
-    await sleep(300);
-    await page.keyboard.press("Enter");
+    await openFile(page, "sample.py", "def greet");
     const editor = page.locator(".editor-instance .monaco-editor").first();
-    await editor.waitFor({ state: "visible" });
-    await page.waitForSelector(".tab.active[aria-label*='sample.py'], .tab.active[title*='sample.py']", { timeout: 30000 })
-      .catch(() => undefined);
-    const opened = await page.waitForFunction(() => [...document.querySelectorAll(".editor-instance .view-lines")]
-      .some((e) => (e.textContent || "").replace(/\u00a0/g, " ").includes("def greet")), null, { timeout: 30000 })
-      .catch(() => null);
-    check("sample.py open", !!opened);
 
     // the daemon loads its model: the status bar item goes from spinning to sparkle
     const dgState = () => page.evaluate(() => {
@@ -273,9 +318,132 @@ async function main() {
     check("rewrite commands in the command palette", !!listed, listed);
     await page.keyboard.press("Escape");
 
+    // ---- code actions in VS Code's own code-action menu -----------------------------------------------------
+    if (await page.locator(".part.panel").isVisible().catch(() => false)) {
+      await page.keyboard.press("Control+J"); // hide the panel (the output channel) again
+      await page.locator(".part.panel").waitFor({ state: "hidden", timeout: 5000 }).catch(() => undefined);
+    }
+    await openFile(page, "rewrite.py", "class Counter");
+    const rwEditor = page.locator(".editor-instance .monaco-editor").first();
+    const selectRange = async () => {
+      await page.keyboard.press("Escape");
+      await rwEditor.click({ position: { x: 200, y: 10 } });
+      await page.keyboard.press("Control+Home");
+      for (let i = 0; i < SEL_FIRST; i++) await page.keyboard.press("ArrowDown");
+      for (let i = SEL_FIRST; i <= SEL_LAST; i++) await page.keyboard.press("Shift+ArrowDown");
+      // the status bar says what is selected: "Ln 9, Col 1 (96 selected)"
+      return page.waitForFunction((n) => {
+        const t = document.getElementById("status.editor.selection")?.textContent || "";
+        return t.includes(`(${n} selected)`) ? t : false;
+      }, selEnd - selStart, { timeout: 10000 }).then((h) => h.jsonValue()).catch(async () =>
+        page.evaluate(() => document.getElementById("status.editor.selection")?.textContent || "?"));
+    };
+    const selStatus = await selectRange();
+    check("range selected", new RegExp(`\\(${selEnd - selStart} selected\\)`).test(selStatus), selStatus);
+
+    const menuRows = () => page.evaluate(() => [...document.querySelectorAll(".action-widget .monaco-list-row")]
+      .filter((e) => !e.classList.contains("group-header"))
+      .map((e) => (e.getAttribute("aria-label") || e.textContent || "").replace(/\u00a0/g, " ").trim()));
+    // the menu fills in once the (cheap) textDocument/codeAction answers arrive
+    const openMenu = async (how, want) => {
+      if (how === "quickfix") await page.keyboard.press("Control+Period");
+      else await runCommand(page, how);
+      return page.waitForFunction((w) => {
+        const rows = [...document.querySelectorAll(".action-widget .monaco-list-row")]
+          .map((e) => (e.getAttribute("aria-label") || e.textContent || "").replace(/\u00a0/g, " ").trim());
+        return w.every((x) => rows.some((r) => r.includes(x))) ? rows : false;
+      }, want, { timeout: 20000 }).then((h) => h.jsonValue()).catch(() => null);
+    };
+    const allTitles = ["dgcomplete: Rewrite selection", "dgcomplete: Repair syntax", "dgcomplete: Fill holes"];
+    const rows = await openMenu("quickfix", allTitles);
+    if (!rows) log("Quick Fix menu rows:", JSON.stringify(await menuRows()));
+    check("Quick Fix menu (Ctrl+.) lists the dgcomplete code actions", !!rows, rows);
+    await page.screenshot({ path: ACTIONS_SHOT });
+    log("screenshot", path.relative(root, ACTIONS_SHOT));
+    await page.keyboard.press("Escape");
+    await page.waitForSelector(".action-widget .monaco-list-row", { state: "detached", timeout: 5000 }).catch(() => undefined);
+
+    // "Refactor..." asks for refactor.* only: Rewrite selection and Fill holes (refactor.rewrite), no quick fix
+    await selectRange();
+    const refactorRows = await openMenu("Refactor...", ["dgcomplete: Rewrite selection", "dgcomplete: Fill holes"]);
+    check("Refactor... menu lists Rewrite selection and Fill holes, not Repair syntax",
+      !!refactorRows && !refactorRows.some((r) => r.includes("Repair syntax")), refactorRows);
+    await page.keyboard.press("Escape");
+    await page.waitForSelector(".action-widget .monaco-list-row", { state: "detached", timeout: 5000 }).catch(() => undefined);
+
+    // pick actions from the Quick Fix menu: Repair syntax, Fill holes, then the Rewrite variants, until one
+    // applies an edit. Each pick resolves the action (codeAction/resolve, the model runs), VS Code applies the
+    // edit it carries; with no edit the server says why (window/showMessage → a notification).
+    const offered = rows.map((r) => (r.match(/dgcomplete: (?:Repair syntax|Fill holes|Rewrite selection(?: \(variant \d+\))?)/)
+      || [])[0]).filter(Boolean);
+    const order = ["Repair syntax", "Fill holes", "Rewrite selection"]
+      .flatMap((t) => offered.filter((x) => x.startsWith(`dgcomplete: ${t}`)));
+    const picks = [];
+    for (const title of order) {
+      const base = title.replace(/ \(variant \d+\)$/, "");
+      await runCommand(page, "Notifications: Clear All Notifications"); // only this pick's messages count
+      await selectRange();
+      const got = await openMenu("quickfix", [title]);
+      if (!got) throw new Error(`the Quick Fix menu lost ${title}: ${JSON.stringify(await menuRows())}`);
+      // as a user would with the keyboard (the menu sits under a pointer-blocking overlay for clicks): move the
+      // focus down to the row, Enter
+      let focusedRow = "";
+      for (let i = 0; i < 12; i++) {
+        focusedRow = await page.evaluate(() => (document.querySelector(".action-widget .monaco-list-row.focused")
+          ?.textContent || "").replace(/\u00a0/g, " "));
+        if (focusedRow.includes(title)) break;
+        await page.keyboard.press("ArrowDown");
+        await sleep(60);
+      }
+      if (!focusedRow.includes(title)) throw new Error(`cannot focus ${title} in the menu (at ${focusedRow})`);
+      await page.keyboard.press("Enter");
+      // an applied edit makes the editor dirty, or is already on disk (files.refactoring.autoSave, on by default,
+      // saves files a code action's workspace edit touched)
+      let outcome = null;
+      const t0 = Date.now();
+      while (!outcome && Date.now() - t0 < 90000) {
+        if (fs.readFileSync(rwFile, "utf8") !== rwOriginal) outcome = { kind: "edit", saved: "by VS Code" };
+        else {
+          outcome = await page.evaluate((b) => {
+            if (document.querySelector(".tab.active")?.classList.contains("dirty")) return { kind: "edit" };
+            const msgs = [...document.querySelectorAll(".notifications-toasts .notification-list-item-message")]
+              .map((e) => (e.textContent || "").replace(/\u00a0/g, " ").trim());
+            const msg = msgs.find((t) => t.startsWith(b + ": "));
+            return msg ? { kind: "message", msg } : null;
+          }, base);
+        }
+        if (!outcome) await sleep(200);
+      }
+      check(`${title}: picked from the menu, an edit or a message`, !!outcome, outcome);
+      if (outcome.kind === "edit" && !outcome.saved) {
+        await sleep(300);
+        await page.keyboard.press("Control+S");
+      }
+      let now = rwOriginal;
+      const t1 = Date.now();
+      while (Date.now() - t1 < (outcome.kind === "edit" ? 10000 : 1500)) {
+        now = fs.readFileSync(rwFile, "utf8");
+        if (now !== rwOriginal) break;
+        await sleep(200);
+      }
+      const inside = now.length >= rwBefore.length + rwAfter.length && now.startsWith(rwBefore) && now.endsWith(rwAfter)
+        ? now.slice(rwBefore.length, now.length - rwAfter.length) : null;
+      picks.push({ title, outcome: outcome.kind, detail: outcome.msg, newRange: inside });
+      check(`${title}: text outside the selection unchanged`, inside !== null,
+        inside === null ? { now } : { selected: inside });
+      if (outcome.kind === "edit") {
+        check(`${title}: the edit changed the selection`, now !== rwOriginal, { selected: inside });
+        break;
+      }
+      check(`${title}: no edit, so nothing changed`, now === rwOriginal && !(await page.evaluate(() =>
+        document.querySelector(".tab.active")?.classList.contains("dirty"))), outcome.msg);
+    }
+    log("code action picks:", JSON.stringify(picks));
+
     if (env("UPDATE_SCREENSHOT", "") === "1") {
       fs.copyFileSync(SHOT, path.join(root, "editors/vscode/screenshot.png"));
-      log("copied the screenshot to editors/vscode/screenshot.png");
+      fs.copyFileSync(ACTIONS_SHOT, path.join(root, "editors/vscode/code-actions.png"));
+      log("copied the screenshots to editors/vscode/screenshot.png and code-actions.png");
     }
   } catch (e) {
     try {
