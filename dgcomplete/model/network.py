@@ -298,7 +298,9 @@ class DiffusionGemma(nn.Module):
         w = self.embed_tokens.weight if self.lm_head is None else self.lm_head.weight
         logits = F.linear(hidden, w).float()
         cap = self.cfg.final_logit_softcapping
-        return torch.tanh(logits / cap) * cap if cap else logits
+        # tanh(x) = 2*sigmoid(2x) - 1: same values (to ~1e-7), but sigmoid is vectorised on CPU and tanh is not
+        # (1.1 vs 0.16 ms for a 34 x 8192 canvas here, i.e. ~7 % of a denoising step)
+        return (2 * torch.sigmoid(logits * (2 / cap)) - 1) * cap if cap else logits
 
     def rope_tables(self, positions: Tensor) -> dict[str, tuple[Tensor, Tensor]]:
         return {lt: rope_cos_sin(inv, positions, self.dtype) for lt, inv in self.inv_freq.items()}
