@@ -376,3 +376,23 @@ def test_cut_candidate_prefers_the_longest_clean_prefix() -> None:
     assert _cut(block, "a = 1\n    b = foo(", "python") == "a = 1"
     # unknown language: shaped but not parsed
     assert _cut("foo(|)\n", "1, 2)", None, SpanPlan(SpanKind.ARGS)) == "1, 2"
+
+
+def test_utf16_columns_match_a_per_character_count() -> None:
+    from dgcomplete.syntax.document import chars_to_utf16, utf16_to_chars
+
+    def ref(line: str, col16: int) -> int:
+        units = 0
+        for i, ch in enumerate(line):
+            if units >= col16:
+                return i
+            units += 2 if ord(ch) > 0xFFFF else 1
+        return len(line)
+
+    rng = random.Random(5)
+    for _ in range(500):
+        line = "".join(rng.choice(["a", "😀", "é", "日本"]) for _ in range(rng.randrange(20)))
+        for col16 in range(0, 45):
+            c = utf16_to_chars(line, col16)
+            assert c == ref(line, col16), (line, col16)
+            assert chars_to_utf16(line, c) >= min(col16, chars_to_utf16(line, len(line)))  # mid-pair rounds up

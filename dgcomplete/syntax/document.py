@@ -22,12 +22,11 @@ def utf16_to_chars(line: str, col16: int) -> int:
         return 0
     if not _ASTRAL.search(line):
         return min(col16, len(line))
-    units = 0
-    for i, ch in enumerate(line):
-        if units >= col16:
-            return i
-        units += 2 if ord(ch) > 0xFFFF else 1
-    return len(line)
+    data = line.encode("utf-16-le", "surrogatepass")  # in C: a long line of emoji stays cheap
+    if 2 * col16 >= len(data):
+        return len(line)
+    # a cut inside a surrogate pair leaves a lone high surrogate, counted as the whole character: rounds up
+    return len(data[: 2 * col16].decode("utf-16-le", "surrogatepass"))
 
 
 def chars_to_utf16(line: str, col: int) -> int:
