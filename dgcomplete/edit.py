@@ -584,12 +584,19 @@ class ModelFiller:
         self.steps += res.steps
         self.calls += 1
         out = res.tokens[0, :f].tolist()
-        if not job.clamp_rest:  # free text ends at the first end-of-sequence token, as in training
+        if not job.clamp_rest:
+            # free text ends at the first end-of-sequence token in the new slots after the last original token,
+            # as in training; one on an original token's slot deletes just that token (cutting there would
+            # drop the rest of the selection: a rewrite must not collapse it)
             eos = set(tok.eos_ids)
-            for k, t in enumerate(out):
-                if t in eos:
+            tail = max((k for k, o in enumerate(origin) if o >= 0), default=-1) + 1
+            for k in range(tail, len(out)):
+                if out[k] in eos:
                     out, origin = out[:k], origin[:k]
                     break
+            stop = eos | ({tok.fill_id} if tok.fill_id is not None else set())
+            keep = [k for k, t in enumerate(out) if t not in stop]
+            out, origin = [out[k] for k in keep], [origin[k] for k in keep]
         # unchanged original tokens keep their exact text; runs of new tokens are decoded
         parts: list[str] = []
         run: list[int] = []

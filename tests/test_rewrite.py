@@ -220,6 +220,42 @@ def test_model_filler_token_plumbing_with_a_scripted_model(infiller):
     assert filler.calls == 5  # two chunks of the long middle denoised; the untouched ones cost nothing
 
 
+class EchoModel(ScriptedModel):
+    """Keeps every token it sees and ends the text (EOS) wherever it sees ``<mask>``."""
+
+    def __init__(self, mask: int, eos: int, vocab: int) -> None:
+        self.mask, self.eos, self.vocab = mask, eos, vocab
+
+    def decode(self, canvas, cache, sc_probs=None, logits_slice=None):
+        import torch
+
+        f = canvas.shape[1] if logits_slice is None else logits_slice.stop
+        c = canvas[:, :f]
+        logits = torch.zeros(canvas.shape[0], f, self.vocab)
+        logits.scatter_(-1, torch.where(c == self.mask, self.eos, c)[..., None], 50.0)
+        return SimpleNamespace(logits=logits)
+
+
+def test_rewrite_keeps_the_tokens_after_a_deleted_one(infiller):
+    """An EOS on a renoised token's slot deletes that token; cutting there collapsed a rewrite into a fragment."""
+    import dataclasses
+
+    from dgcomplete.local import LocalInfiller
+
+    inf = LocalInfiller(infiller.loaded, max_steps=4)
+    tok = inf.tok
+    inf.mode = "mask"
+    inf.sampler = dataclasses.replace(inf.sampler, mode="mask", mask_id=tok.mask_id)
+    inf.model = EchoModel(tok.mask_id, min(tok.eos_ids), inf.cfg.vocab_size)
+    text = "result = compute(alpha, beta)"
+    job = edit.SpanJob("", text, "\n", None, 0.5, seed=1)
+    filler = edit.ModelFiller(inf, "k")
+    offs = tok.tok.encode(text, add_special_tokens=False).offsets
+    flags = filler._noise_flags(job, offs)
+    assert any(flags[: len(flags) // 2]) and not all(flags)
+    assert filler(job) == "".join(text[x:y] for (x, y), hit in zip(offs, flags, strict=True) if not hit)
+
+
 def test_model_filler_keeps_clamped_text_exactly(infiller):
     middle = "    naïve = (x + 1\n    return naïve  # ünïcode ✓\n"
     filler = edit.ModelFiller(infiller, "k")
