@@ -226,6 +226,9 @@ def find_holes(text: str, start: int, end: int) -> list[Hole]:
 
 
 # ---- rewrite -----------------------------------------------------------------------------------------------
+MIN_KEPT = 0.5  # a rewrite keeps at least this share of the selection's non-blank characters
+
+
 def rewrite(text: str, start: int, end: int, lang: str | None, filler: Filler, *, fraction: float = 0.5,
             seed: int = 0) -> Outcome:
     """Renoise ``fraction`` of the selection's tokens, the rest warm-starts the canvas; surroundings clamped.
@@ -239,6 +242,10 @@ def rewrite(text: str, start: int, end: int, lang: str | None, filler: Filler, *
     b = end - (len(old) - len(old.rstrip()))
     fraction = min(1.0, max(0.0, fraction))
     new = filler(SpanJob(text[:a], text[a:b], text[b:], None, fraction, seed=seed))
+    if new.strip() and len("".join(new.split())) < MIN_KEPT * len("".join(old.split())):
+        # renoising a fraction of the tokens reworks the code; a result far shorter deleted it instead
+        return Outcome(new_text=text[start:a] + new + text[b:end], reason="the result drops most of the selection",
+                       stats={"seed": seed, "fraction": fraction})
     out = judge(text, a, b, new, lang)
     out.new_text = text[start:a] + (out.new_text or text[a:b]) + text[b:end]
     out.stats.update(seed=seed, fraction=fraction)

@@ -111,6 +111,10 @@ def test_rewrite_and_fill_veto_new_errors_and_empty_results():
     assert "syntax" in edit.rewrite(text, s, e, "python", lambda j: "x - (").reason
     assert "empty" in edit.rewrite(text, s, e, "python", lambda j: "  ").reason
     assert edit.rewrite(text, s, e, "python", lambda j: j.middle).reason == "unchanged"
+    # a broken selection's error "matches" a broken fragment's: the length guard refuses the collapse
+    broken = "def greet(name):\n    message = 'hello ' + name\n    print(message\n    pass\n"
+    collapsed = edit.rewrite(broken, 0, len(broken), "python", lambda j: "re((namename")
+    assert not collapsed.ok and "drops most" in collapsed.reason
 
     seen: list[str] = []
 

@@ -16,7 +16,7 @@ EDITORS = ROOT / "editors"
 
 @pytest.fixture(scope="session")
 def model_dir() -> str:
-    """A checkpoint dir for --model ("" = the embedded model once it has shipped)."""
+    """A checkpoint dir for --model: the memorizer of editors/test/model.py (its ghost text is predictable)."""
     out = subprocess.run([sys.executable, str(EDITORS / "test" / "model.py")], cwd=ROOT, check=True,
                          capture_output=True, text=True, timeout=900)
     return out.stdout.strip()

@@ -14,6 +14,7 @@ import {
   ShowMessageNotification,
   State,
   WorkDoneProgress,
+  WorkDoneProgressCancelNotification,
   WorkDoneProgressCreateRequest,
 } from "vscode-languageclient/node";
 
@@ -187,9 +188,23 @@ function watchServerMessages(c: LanguageClient): void {
       void vscode.window.showInformationMessage(m.message);
     }
   });
-  // the server reports model loading with $/progress; follow it in the status bar instead of a notification
+  // the server reports model loading with $/progress: follow it in the status bar instead of a notification;
+  // any other server progress (a rewrite) is a cancellable notification
   c.onRequest(WorkDoneProgressCreateRequest.type, ({ token }) => {
+    let task: ServerTask | undefined;
     const sub = c.onProgress(WorkDoneProgress.type, token, (v) => {
+      if (v.kind === "begin" && !/loading model/.test(v.title)) {
+        task = serverTask(c, token, v.title, v.message, v.cancellable === true);
+        return;
+      }
+      if (task) {
+        if (v.kind === "report") task.report(v.message);
+        else {
+          sub.dispose();
+          task.done();
+        }
+        return;
+      }
       if (v.kind === "begin") setStatus("loading", v.message ?? v.title);
       else if (v.kind === "report") setStatus("loading", v.message);
       else {
@@ -200,6 +215,44 @@ function watchServerMessages(c: LanguageClient): void {
       }
     });
   });
+}
+
+interface ServerTask {
+  report(message?: string): void;
+  done(): void;
+}
+
+/** A server-started task as a notification (after 400 ms, so quick ones do not flash); Cancel is sent back as
+ * window/workDoneProgress/cancel, which the server turns into cancelling the task. */
+function serverTask(c: LanguageClient, token: string | number, title: string, message: string | undefined,
+                    cancellable: boolean): ServerTask {
+  let last = message;
+  let report: ((m?: string) => void) | undefined;
+  let finish!: () => void;
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+  const timer = setTimeout(() => {
+    void vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title, cancellable },
+      async (progress, cancel) => {
+        report = (m) => progress.report({ message: m });
+        if (last) report(last);
+        cancel.onCancellationRequested(() => {
+          void c.sendNotification(WorkDoneProgressCancelNotification.type, { token });
+        });
+        await finished;
+      },
+    );
+  }, 400);
+  return {
+    report(m) {
+      last = m;
+      report?.(m);
+    },
+    done() {
+      clearTimeout(timer);
+      finish();
+    },
+  };
 }
 
 async function startClient(context: vscode.ExtensionContext): Promise<void> {
