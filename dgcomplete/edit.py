@@ -379,10 +379,35 @@ def repair(text: str, start: int, end: int, lang: str | None, filler: Filler, *,
             cur, cur_errors = cand, cand_errors
             if not errors_in_range(cur_errors, start, start + len(cur)):
                 break
-    stats = {"rounds": tried, "errors_before": len(before), "errors_after": len(cur_errors)}
+    inserted = 0
+    for _ in range(3):  # what the model left: tokens the parser itself says are missing (")", ":", ";", "}")
+        if not errors_in_range(cur_errors, start, start + len(cur)):
+            break
+        cand, n = _insert_missing(cur, start, cur_errors)
+        if not n:
+            break
+        cand_errors = error_nodes(text[:start] + cand + text[end:], lang)
+        if len(cand_errors) >= len(cur_errors) or _added_outside(before, cand_errors, start, end, start + len(cand)):
+            break
+        cur, cur_errors, inserted = cand, cand_errors, inserted + n
+    stats = {"rounds": tried, "errors_before": len(before), "errors_after": len(cur_errors),
+             "inserted_missing": inserted}
     if cur == text[start:end]:
         return Outcome(reason="no repair found that removes errors", stats=stats)
     return Outcome(confine(text, start, end, cur), cur, "", stats)
+
+
+_PUNCT = re.compile(r"[^\w\s]{1,3}")
+
+
+def _insert_missing(cur: str, start: int, errors: list[ErrorNode]) -> tuple[str, int]:
+    """``cur`` with the punctuation tree-sitter reports as MISSING inserted where it expected it."""
+    points = sorted({(s - start, kind[8:]) for kind, s, t in errors
+                     if kind.startswith("MISSING ") and s == t and 0 <= s - start <= len(cur)
+                     and _PUNCT.fullmatch(kind[8:])}, reverse=True)
+    for pos, token in points:
+        cur = cur[:pos] + token + cur[pos:]
+    return cur, len(points)
 
 
 # ---- fill holes --------------------------------------------------------------------------------------------

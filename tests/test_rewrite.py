@@ -90,6 +90,15 @@ def test_repair_restores_parsing_with_a_scripted_filler():
     assert out.stats["errors_after"] == 0 < out.stats["errors_before"]
 
 
+def test_repair_inserts_what_the_parser_reports_missing():
+    """When the model's rounds leave an error, a MISSING token tree-sitter names (here ")") is inserted."""
+    text = "function f(a) {\n  let b = a + 1\n  if (b > 2 {\n    return b;\n  }\n}\n"
+    out = edit.repair(text, 0, len(text), "javascript", lambda j: j.middle, rounds=2)
+    assert out.ok and out.stats["inserted_missing"] == 1
+    assert edit.apply_edits(text, out.edits) == text.replace("(b > 2 {", "(b > 2) {")
+    assert out.edits == [edit.Edit(text.index(" {\n    return"), text.index(" {\n    return"), ")")]
+
+
 def test_repair_never_applies_something_worse():
     def worse(job: edit.SpanJob) -> str:
         return job.middle.replace("return", "return (((")
