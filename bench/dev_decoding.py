@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import random
 import time
 from pathlib import Path
@@ -24,7 +25,8 @@ from .quality import Runner, Task, copy_prev, first_line
 EXT = {"python": "py", "javascript": "js", "java": "java", "typescript": "ts", "go": "go", "rust": "rs", "c": "c"}
 
 
-NO_MIN = bool(__import__("os").environ.get("DG_NO_MIN"))
+NO_MIN = bool(os.environ.get("DG_NO_MIN"))  # experiment switches
+FILL_BIAS = float(os.environ["DG_FILL_BIAS"]) if os.environ.get("DG_FILL_BIAS") else None
 
 
 def dev_tasks(corpus: Path, langs: tuple[str, ...], n: int, seed: int = 0, per_file: int = 4) -> list[Task]:
@@ -62,6 +64,8 @@ async def run(model: Path, corpus: Path, steps: list[int], langs: tuple[str, ...
         assert runner.engine.local is not None
         runner.engine.local.sampler.max_steps = s
         runner.engine.local.min_content = not NO_MIN
+        if FILL_BIAS is not None:
+            runner.engine.local.fill_logit_bias = FILL_BIAS
         await runner.start()
         t0 = time.perf_counter()
         for t in tasks:
