@@ -178,3 +178,29 @@ def test_tokenizer_special_ids_and_round_trip(tmp_path):
             assert tk.decode(ids, skip_special_tokens=False) == t
     # whitespace runs (indentation) compress
     assert len(tok.encode("\n        return").ids) <= 4
+
+
+def test_gpu_bundle_trains_resumes_and_exports_shards(tmp_path):
+    """The lent-GPU path, proven on CPU: xz corpus bundle, example-cutting workers, resume, fp16 shard export."""
+    from dgcomplete.model import load_model
+    from dgcomplete.train import bundle, train
+
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    with open(corpus / "python.jsonl", "w", encoding="utf-8") as fh:
+        for i in range(120):
+            fh.write(json.dumps({"text": _py_file(i, 3), "lang": "python"}) + "\n")
+    train_tokenizer(corpus, 400, tmp_path / "tok.json", verbose=False)
+    bundle.main(["--corpus", str(corpus), "--tokenizer", str(tmp_path / "tok.json"), "--out", str(tmp_path / "gpu")])
+    assert (tmp_path / "gpu" / "corpus" / "python.jsonl.xz").exists()
+    common = ["--corpus", str(tmp_path / "gpu" / "corpus"), "--tokenizer", str(tmp_path / "gpu" / "tokenizer.json"),
+              "--run", str(tmp_path / "run"), "--mode", "mask", "--minutes", "5", "--workers", "1", "--d", "64",
+              "--layers", "3", "--heads", "2", "--ff", "128", "--batch", "4", "--prefix", "64", "--eval-every", "100"]
+    train.main([*common, "--max-steps", "2"])
+    train.main([*common, "--max-steps", "4", "--export", str(tmp_path / "model"), "--export-fp16",
+                "--shard-mb", "0.1"])
+    state = json.loads((tmp_path / "run" / "state.json").read_text())
+    assert state["step"] == 4
+    assert len(list((tmp_path / "model").glob("model-*-of-*.safetensors"))) > 1
+    loaded = load_model(tmp_path / "model")
+    assert loaded.config.hidden_size == 64 and loaded.sampler_defaults.max_denoising_steps == 4

@@ -12,6 +12,7 @@ import logging
 
 import pytest
 import torch
+from safetensors.torch import load_file
 
 from dgcomplete.model import CheckpointError, load_model
 
@@ -181,6 +182,27 @@ def test_reference_loads_our_exported_checkpoint(tmp_path):
         ours.encode(prompt, c)
         got = ours.decode(canvas, c).logits
     assert (got - want).abs().max() <= 1e-4
+
+
+def test_sharded_export_loads_in_both_implementations(tmp_path):
+    """Weights split to fit a per-file limit (HF sharded layout) load in ours and in the reference alike."""
+    from dgcomplete.model import save_checkpoint
+
+    _, ckpt = make_reference(tmp_path, "mixed")
+    ours = load_model(ckpt).model
+    out = save_checkpoint(ours, tmp_path / "sharded", tokenizer_json=ckpt / "tokenizer.json", max_shard_bytes=20_000)
+    shards = sorted(out.glob("model-*-of-*.safetensors"))
+    assert len(shards) > 2 and not (out / "model.safetensors").exists()
+    assert all(f.stat().st_size < 20_000 + 4096 or len(load_file(f)) == 1 for f in shards)
+    again = load_model(out).model
+    ref2 = DiffusionGemmaForBlockDiffusion.from_pretrained(out, dtype=torch.float32).eval()
+    prompt, canvas = torch.randint(3, VOCAB, (1, 9)), torch.randint(0, VOCAB, (1, 8))
+    with torch.no_grad():
+        want = ref2(past_key_values=ref_encode(ref2, prompt), decoder_input_ids=canvas).logits
+        for m in (ours, again):
+            c = m.new_cache()
+            m.encode(prompt, c)
+            assert (m.decode(canvas, c).logits - want).abs().max() <= 1e-4
 
 
 @pytest.mark.parametrize(

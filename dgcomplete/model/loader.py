@@ -204,13 +204,37 @@ def save_checkpoint(
     tokenizer_json: str | Path | None = None,
     generation: dict[str, Any] | None = None,
     dtype: torch.dtype = torch.float32,
+    max_shard_bytes: int | None = None,
 ) -> Path:
-    """Write an HF-layout directory that :func:`load_model` (and `transformers`, for MoE configs) can read."""
+    """Write an HF-layout directory that :func:`load_model` (and `transformers`, for MoE configs) can read.
+
+    With ``max_shard_bytes`` the weights are split into ``model-0000i-of-0000n.safetensors`` files plus
+    ``model.safetensors.index.json`` (the Hugging Face sharded layout), e.g. to fit a per-file size limit.
+    """
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     tensors = {k: v.detach().to("cpu", dtype if v.is_floating_point() else v.dtype).contiguous()
                for k, v in hf_state_dict(model).items()}
-    save_file(tensors, str(out / "model.safetensors"), metadata={"format": "pt"})
+    total = sum(t.numel() * t.element_size() for t in tensors.values())
+    if max_shard_bytes is None or total <= max_shard_bytes:
+        save_file(tensors, str(out / "model.safetensors"), metadata={"format": "pt"})
+    else:
+        shards: list[dict[str, torch.Tensor]] = [{}]
+        size = 0
+        for name, t in tensors.items():
+            nbytes = t.numel() * t.element_size()
+            if shards[-1] and size + nbytes > max_shard_bytes:
+                shards.append({})
+                size = 0
+            shards[-1][name] = t
+            size += nbytes
+        weight_map = {}
+        for i, shard in enumerate(shards, 1):
+            fname = f"model-{i:05d}-of-{len(shards):05d}.safetensors"
+            save_file(shard, str(out / fname), metadata={"format": "pt"})
+            weight_map.update({name: fname for name in shard})
+        index = {"metadata": {"total_size": total}, "weight_map": weight_map}
+        (out / "model.safetensors.index.json").write_text(json.dumps(index, indent=2) + "\n")
     (out / "config.json").write_text(json.dumps(model.cfg.to_hf_dict(), indent=2) + "\n")
     gen = {
         "max_denoising_steps": 48, "t_min": 0.4, "t_max": 0.8, "stability_threshold": 1,

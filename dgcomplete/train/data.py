@@ -11,6 +11,7 @@ separately, so a prefix that ends mid-indentation looks in training exactly as i
 from __future__ import annotations
 
 import json
+import lzma
 import random
 import re
 from dataclasses import dataclass
@@ -34,6 +35,13 @@ class Batch:
     fill_mask: torch.Tensor  # [B, N] True where the clean free slot is <fill>
     kinds: list[str]
 
+    def to(self, device: torch.device) -> Batch:
+        if self.prefix.device == device:
+            return self
+        return Batch(self.prefix.to(device, non_blocking=True), self.prefix_loss_mask.to(device, non_blocking=True),
+                     self.canvas.to(device, non_blocking=True), self.free,
+                     self.fill_mask.to(device, non_blocking=True), self.kinds)
+
 
 # Sampling weight per language (per file, on top of size): the product's first users and our quality
 # benchmarks are Python-heavy, the rest keeps the model useful elsewhere.
@@ -43,14 +51,17 @@ LANG_WEIGHT = {"python": 2.5, "javascript": 1.5, "typescript": 1.5}
 def load_corpus(corpus_dir: str | Path, langs: tuple[str, ...] | None = None) -> list[tuple[str, str]]:
     """(text, language) for every corpus file of at least 200 characters."""
     out: list[tuple[str, str]] = []
-    for f in sorted(Path(corpus_dir).glob("*.jsonl")):
-        if langs and f.stem not in langs:
+    files = sorted(Path(corpus_dir).glob("*.jsonl")) + sorted(Path(corpus_dir).glob("*.jsonl.xz"))
+    for f in files:
+        lang = f.name.split(".")[0]
+        if langs and lang not in langs:
             continue
-        with f.open(encoding="utf-8") as fh:
+        opener = lzma.open if f.suffix == ".xz" else open
+        with opener(f, "rt", encoding="utf-8") as fh:
             for line in fh:
                 t = json.loads(line)["text"]
                 if len(t) >= 200:
-                    out.append((t, f.stem))
+                    out.append((t, lang))
     return out
 
 

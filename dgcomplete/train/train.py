@@ -13,6 +13,7 @@ State (weights + AdamW moments) is saved as safetensors + JSON: no pickle.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import random
 import time
@@ -63,6 +64,7 @@ def losses(model: DiffusionGemma, batch: Batch, mode: str, g: torch.Generator, *
            self_cond: bool = True) -> dict[str, torch.Tensor]:
     cfg = model.cfg
     n = batch.free
+    batch = batch.to(model.embed_tokens.weight.device)
     cache = ListCache(cfg.num_hidden_layers)
     enc_logits = model.encode(batch.prefix, cache, logits="all")
     target = batch.prefix[:, 1:]
@@ -71,7 +73,8 @@ def losses(model: DiffusionGemma, batch: Batch, mode: str, g: torch.Generator, *
     lm_loss = (lm * lm_mask.reshape(-1)).sum() / lm_mask.sum().clamp_min(1)
 
     free = batch.canvas[:, :n]
-    noisy, hit = corrupt(free, mode, cfg.vocab_size, cfg.diffusion.mask_token_id or 4, g)
+    noisy, hit = corrupt(free.cpu(), mode, cfg.vocab_size, cfg.diffusion.mask_token_id or 4, g)
+    noisy, hit = noisy.to(free.device), hit.to(free.device)
     canvas_in = torch.cat([noisy, batch.canvas[:, n:]], 1)
     sc = None
     if self_cond and torch.rand((), generator=g).item() < 0.5:
@@ -94,13 +97,13 @@ def losses(model: DiffusionGemma, batch: Batch, mode: str, g: torch.Generator, *
 def save_state(run: Path, model: DiffusionGemma, opt: torch.optim.Optimizer, meta: dict) -> None:
     run.mkdir(parents=True, exist_ok=True)
     names = {id(p): n for n, p in model.named_parameters()}
-    tensors = {f"model.{k}": v.contiguous() for k, v in model.state_dict().items()}
+    tensors = {f"model.{k}": v.detach().float().cpu().contiguous() for k, v in model.state_dict().items()}
     for group in opt.param_groups:
         for p in group["params"]:
             st = opt.state.get(p)
             if st:
-                tensors[f"opt.exp_avg.{names[id(p)]}"] = st["exp_avg"].contiguous()
-                tensors[f"opt.exp_avg_sq.{names[id(p)]}"] = st["exp_avg_sq"].contiguous()
+                tensors[f"opt.exp_avg.{names[id(p)]}"] = st["exp_avg"].cpu().contiguous()
+                tensors[f"opt.exp_avg_sq.{names[id(p)]}"] = st["exp_avg_sq"].cpu().contiguous()
                 meta.setdefault("opt_step", {})[names[id(p)]] = float(st["step"])
     tmp = run / "state.safetensors.tmp"
     save_file(tensors, str(tmp))
@@ -117,8 +120,8 @@ def load_state(run: Path, model: DiffusionGemma, opt: torch.optim.Optimizer) -> 
         p = params[name]
         opt.state[p] = {
             "step": torch.tensor(step),
-            "exp_avg": tensors[f"opt.exp_avg.{name}"],
-            "exp_avg_sq": tensors[f"opt.exp_avg_sq.{name}"],
+            "exp_avg": tensors[f"opt.exp_avg.{name}"].to(p.device),
+            "exp_avg_sq": tensors[f"opt.exp_avg_sq.{name}"].to(p.device),
         }
     return meta
 
@@ -147,6 +150,37 @@ def evaluate(model: DiffusionGemma, batches: list[Batch], mode: str) -> dict[str
     return out
 
 
+def next_batch(sampler: ExampleSampler, rng: random.Random, size: int) -> Batch:
+    """One training batch: 80 % short spans (16 or 32 free slots), 20 % block bodies (64 slots, half the rows).
+
+    Few distinct shapes keep torch.compile from recompiling; the product asks for 16/32/64-slot canvases.
+    """
+    long = rng.random() < 0.2
+    n_free = 64 if long else rng.choice([16, 32])
+    return sampler.batch(size // 2 if long else size, n_free, long=long)
+
+
+class _Examples(torch.utils.data.IterableDataset):
+    def __init__(self, texts: list, tok: Tokenizer, prefix: int, batch: int, seed: int) -> None:
+        self.texts, self.tok, self.prefix, self.batch, self.seed = texts, tok, prefix, batch, seed
+
+    def __iter__(self):
+        info = torch.utils.data.get_worker_info()
+        seed = self.seed * 1009 + (info.id if info else 0)
+        sampler = ExampleSampler(self.texts, self.tok, prefix_tokens=self.prefix, seed=seed)
+        rng = random.Random(seed)
+        while True:
+            yield next_batch(sampler, rng, self.batch)
+
+
+def batch_stream(texts: list, tok: Tokenizer, args: argparse.Namespace, step: int):
+    """Batches cut by ``args.workers`` processes (each its own sampler seed), ready before the model asks."""
+    ds = _Examples(texts, tok, args.prefix, args.batch, args.seed * 1000 + step)
+    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=args.workers, prefetch_factor=8,
+                                         persistent_workers=True)
+    return iter(loader)
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", default="data/corpus")
@@ -169,9 +203,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--save-every", type=float, default=5.0, help="minutes between state saves")
     ap.add_argument("--eval-every", type=int, default=200, help="steps between dev evaluations")
     ap.add_argument("--export", default=None, help="export an HF-layout checkpoint here at the end")
+    ap.add_argument("--export-fp16", action="store_true", help="export fp16 weights (what the package ships)")
+    ap.add_argument("--shard-mb", type=float, default=None, help="split the exported weights into files this big")
     ap.add_argument("--max-steps", type=int, default=0)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--compile", action="store_true", help="torch.compile the loss (about +30%% tokens/s on CPU)")
+    ap.add_argument("--device", default="cpu", help="cpu or cuda (a lent GPU machine: see dgcomplete.train.bundle)")
+    ap.add_argument("--workers", type=int, default=0, help="processes cutting examples (a GPU outruns one)")
     args = ap.parse_args(argv)
 
     torch.set_num_threads(args.threads)
@@ -183,8 +221,10 @@ def main(argv: list[str] | None = None) -> None:
     vocab = HFTok.from_file(str(tok_path)).get_vocab_size()
     cfg = small_config(vocab, d=args.d, layers=args.layers, heads=args.heads, ff=args.ff, moe=args.moe, mode=args.mode)
     tok = Tokenizer.from_file(tok_path, cfg)
+    device = torch.device(args.device)
     model = DiffusionGemma(cfg)
     model.init_weights(seed=args.seed)
+    model.to(device)
     model.train()
     decay, no_decay = [], []
     for n, p in model.named_parameters():
@@ -211,19 +251,20 @@ def main(argv: list[str] | None = None) -> None:
     t0 = time.time() - meta["elapsed"]
     window_tokens, window_t = 0, time.time()
     loss_fn = torch.compile(losses) if args.compile else losses
+    batches = batch_stream(train_texts, tok, args, meta["step"]) if args.workers else None
+    # bf16 autocast on an accelerator (fp32 master weights and optimizer); CPUs here are faster in fp32
+    amp = torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" else contextlib.nullcontext()
     while True:
         elapsed = time.time() - t0
         if elapsed >= budget or (args.max_steps and meta["step"] >= args.max_steps):
             break
-        long = rng.random() < 0.2
-        # few distinct shapes keep torch.compile from recompiling; the product asks for 16/32/64-slot canvases
-        n_free = 64 if long else rng.choice([16, 32])
-        batch = sampler.batch(args.batch // 2 if long else args.batch, n_free, long=long)
+        batch = next(batches) if batches is not None else next_batch(sampler, rng, args.batch)
         lr = lr_at(meta["step"], elapsed, budget, args.lr, args.warmup, args.decay_frac)
         for group in opt.param_groups:
             group["lr"] = lr
-        r = loss_fn(model, batch, args.mode, g)
-        loss = r["dec"] + args.lm_weight * r["lm"]
+        with amp:
+            r = loss_fn(model, batch, args.mode, g)
+            loss = r["dec"] + args.lm_weight * r["lm"]
         opt.zero_grad(set_to_none=True)
         loss.backward()
         gn = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
@@ -256,12 +297,16 @@ def main(argv: list[str] | None = None) -> None:
     (run / "state.json").write_text(json.dumps(meta, indent=1))
     print(f"done: step {meta['step']}, {meta['tokens'] / 1e6:.2f}M tokens, dev {ev}", flush=True)
     if args.export:
-        export(model, tok_path, Path(args.export), meta)
+        export(model, tok_path, Path(args.export), meta, dtype=torch.float16 if args.export_fp16 else torch.float32,
+               shard_mb=args.shard_mb)
 
 
-def export(model: DiffusionGemma, tok_path: Path, out: Path, meta: dict) -> None:
+def export(model: DiffusionGemma, tok_path: Path, out: Path, meta: dict, *, dtype: torch.dtype = torch.float32,
+           shard_mb: float | None = None) -> None:
+    model = model.float().cpu()
     model.eval()
-    save_checkpoint(model, out, tokenizer_json=tok_path, generation={"max_denoising_steps": 16})
+    save_checkpoint(model, out, tokenizer_json=tok_path, generation={"max_denoising_steps": 4}, dtype=dtype,
+                    max_shard_bytes=int(shard_mb * 2**20) if shard_mb else None)
     info = {k: meta[k] for k in ("step", "tokens", "elapsed", "args")} | {"dev": meta.get("dev", [])[-1:]}
     (out / "training.json").write_text(json.dumps(info, indent=1) + "\n")
     print(f"exported to {out}", flush=True)
