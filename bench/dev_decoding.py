@@ -64,6 +64,7 @@ async def run(model: Path, corpus: Path, steps: list[int], langs: tuple[str, ...
         assert runner.engine.local is not None
         runner.engine.local.sampler.max_steps = s
         runner.engine.local.min_content = not NO_MIN
+        runner.engine.local.self_condition = not os.environ.get("DG_NO_SC")
         if FILL_BIAS is not None:
             runner.engine.local.fill_logit_bias = FILL_BIAS
         await runner.start()

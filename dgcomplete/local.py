@@ -76,6 +76,7 @@ class LocalInfiller:
         # a requested span is never empty: no filler/EOS in its first slot, nor in the second on a blank line
         # (where the first is usually the indentation, and indentation alone is no suggestion)
         self.min_content = True
+        self.self_condition = d.self_conditioning
 
     # ---- prefix cache ---------------------------------------------------------------------------------------
     def encode_prefix(self, key: str | None, ids: list[int], cancel: CancelToken | None) -> tuple[KVCache, int]:
@@ -154,8 +155,10 @@ class LocalInfiller:
         scfg = self.sampler if req.max_steps is None else SamplerConfig(**{**self.sampler.__dict__,
                                                                             "max_steps": req.max_steps})
 
+        use_sc = self.self_condition
+
         def step_fn(c: Tensor, sc: Tensor | None) -> Tensor:
-            return self.model.decode(c, cache, sc_probs=sc, logits_slice=slice(0, f)).logits
+            return self.model.decode(c, cache, sc_probs=sc if use_sc else None, logits_slice=slice(0, f)).logits
 
         def on_step(_: int) -> None:
             if cancel is not None:

@@ -206,3 +206,22 @@ def test_postprocess_keeps_a_closer_for_an_outer_block_and_drops_real_repeats():
     # a line that opens a brace block is a sound single-line completion
     opened = e._postprocess([Candidate("      if (a > 1) {")], text, off, plan, "java", None)
     assert [c.text for c in opened] == ["      if (a > 1) {"]
+
+
+def test_generation_config_can_turn_self_conditioning_off(tiny_model, tmp_path):
+    """A model whose generation_config says ``self_conditioning: false`` decodes without the feedback input."""
+    import shutil
+
+    ck = tmp_path / "ck"
+    shutil.copytree(tiny_model, ck)
+    gen = json.loads((ck / "generation_config.json").read_text())
+    (ck / "generation_config.json").write_text(json.dumps({**gen, "self_conditioning": False}))
+    seen: list[bool] = []
+    for path, want in ((tiny_model, True), (ck, False)):
+        li = LocalInfiller(load_model(path), max_steps=3)
+        decode = li.model.decode
+        li.model.decode = lambda *a, **k: (seen.append(k.get("sc_probs") is not None), decode(*a, **k))[1]
+        li.sampler.confidence_threshold = -1.0
+        li.infill(InfillRequest("x = ", "\n", SpanPlan(SpanKind.REST_OF_LINE, 1, 8), seed=0))
+        assert li.self_condition is want and any(seen) is want, (path, seen)
+        seen.clear()

@@ -44,6 +44,9 @@ class SamplerDefaults:
     stability_threshold: int = 1
     confidence_threshold: float = 0.005
     eos_token_ids: list[int] = field(default_factory=list)
+    # ours, not the reference's: feed the last step's beliefs back (the reference always does); a model may
+    # turn it off where it measured no gain (mask mode: the committed tokens already carry the information)
+    self_conditioning: bool = True
 
     @classmethod
     def from_file(cls, path: Path, eos_fallback: list[int]) -> SamplerDefaults:
@@ -57,6 +60,8 @@ class SamplerDefaults:
         for key in ("max_denoising_steps", "t_min", "t_max", "stability_threshold", "confidence_threshold"):
             if raw.get(key) is not None:
                 setattr(d, key, type(getattr(d, key))(raw[key]))
+        if isinstance(raw.get("self_conditioning"), bool):
+            d.self_conditioning = raw["self_conditioning"]
         sampler = raw.get("sampler_config") or {}
         if sampler.get("entropy_bound") is not None:
             d.entropy_bound = float(sampler["entropy_bound"])
