@@ -208,6 +208,14 @@ def test_postprocess_keeps_a_closer_for_an_outer_block_and_drops_real_repeats():
     assert [c.text for c in opened] == ["      if (a > 1) {"]
 
 
+def _recording(decode, seen: list[bool]):
+    def wrapped(*a, **k):
+        seen.append(k.get("sc_probs") is not None)
+        return decode(*a, **k)
+
+    return wrapped
+
+
 def test_generation_config_can_turn_self_conditioning_off(tiny_model, tmp_path):
     """A model whose generation_config says ``self_conditioning: false`` decodes without the feedback input."""
     import shutil
@@ -219,8 +227,7 @@ def test_generation_config_can_turn_self_conditioning_off(tiny_model, tmp_path):
     seen: list[bool] = []
     for path, want in ((tiny_model, True), (ck, False)):
         li = LocalInfiller(load_model(path), max_steps=3)
-        decode = li.model.decode
-        li.model.decode = lambda *a, **k: (seen.append(k.get("sc_probs") is not None), decode(*a, **k))[1]
+        li.model.decode = _recording(li.model.decode, seen)
         li.sampler.confidence_threshold = -1.0
         li.infill(InfillRequest("x = ", "\n", SpanPlan(SpanKind.REST_OF_LINE, 1, 8), seed=0))
         assert li.self_condition is want and any(seen) is want, (path, seen)
