@@ -257,3 +257,24 @@ def test_integer_settings_are_bounded():
     assert s.steps == SETTING_LIMITS["steps"] and s.max_tokens == SETTING_LIMITS["max_tokens"]
     assert s.max_lines == 1 and s.rewrite_variants == SETTING_LIMITS["rewrite_variants"]
     assert s.update({"steps": 12}) == [] and s.steps == 12
+
+
+def test_workspace_drops_its_copy_of_documents_the_engine_holds():
+    """pygls re-splits the whole text per change; once the engine has a document, its copy is not kept."""
+    from pygls.workspace import Workspace
+
+    from dgcomplete.server import OpenDocuments
+
+    ws = Workspace(None)
+    ws.__class__ = OpenDocuments
+    for uri in ("file:///a.py", "file:///b.py"):
+        ws.put_text_document(lsp.TextDocumentItem(uri, "python", 1, "x = 1\n"))
+    ws.engine_has = lambda uri: uri == "file:///a.py"
+    change = lsp.TextDocumentContentChangePartial(lsp.Range(lsp.Position(0, 4), lsp.Position(0, 5)), "2")
+    for uri in ("file:///a.py", "file:///b.py"):
+        ws.update_text_document(lsp.VersionedTextDocumentIdentifier(2, uri), change)
+    assert ws.get_text_document("file:///a.py") is None  # the engine's copy is the one kept
+    b = ws.get_text_document("file:///b.py")
+    assert b.source == "x = 2\n" and b.version == 2  # still loading: pygls' copy keeps the edits
+    ws.update_text_document(lsp.VersionedTextDocumentIdentifier(3, "file:///gone.py"), change)  # no error
+    assert ws.get_text_document("file:///gone.py") is None
