@@ -6,7 +6,7 @@ the evaluation tasks (the line is removed, the cursor is at column 0 of the blan
 Methods: ``ours`` (the product path: Engine.complete with the given step budget), ``ar`` (same weights,
 token by token), ``copy_prev`` and ``empty``.
 
-    python -m bench.dev_decoding --model PATH --steps 4,8,16 [--n 150] [--langs python,javascript,java]
+    python -m bench.dev_decoding --model PATH --variants default,steps8,... [--n 150] [--out FILE]
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import os
 import random
 import time
 from pathlib import Path
@@ -23,10 +22,6 @@ from typing import Any
 from .quality import Runner, Task, copy_prev, first_line
 
 EXT = {"python": "py", "javascript": "js", "java": "java", "typescript": "ts", "go": "go", "rust": "rs", "c": "c"}
-
-
-NO_MIN = bool(os.environ.get("DG_NO_MIN"))  # experiment switches
-FILL_BIAS = float(os.environ["DG_FILL_BIAS"]) if os.environ.get("DG_FILL_BIAS") else None
 
 
 def dev_tasks(corpus: Path, langs: tuple[str, ...], n: int, seed: int = 0, per_file: int = 4) -> list[Task]:
@@ -55,18 +50,37 @@ def dev_tasks(corpus: Path, langs: tuple[str, ...], n: int, seed: int = 0, per_f
     return out
 
 
-async def run(model: Path, corpus: Path, steps: list[int], langs: tuple[str, ...], n: int,
+# decoding variants: name -> changes to the LocalInfiller (the model's own settings are "default")
+VARIANTS: dict[str, dict[str, Any]] = {
+    "default": {},
+    "steps8": {"max_steps": 8},
+    "no_min_content": {"min_content": False},
+    "self_conditioning": {"self_condition": True},
+    "no_self_conditioning": {"self_condition": False},
+    "uncalibrated_fill": {"fill_logit_bias": 0.0},
+}
+
+
+def _apply(local: Any, changes: dict[str, Any]) -> None:
+    for k, v in changes.items():
+        if k == "max_steps":
+            local.sampler.max_steps = v
+        else:
+            setattr(local, k, v)
+
+
+async def run(model: Path, corpus: Path, variants: list[str], langs: tuple[str, ...], n: int,
               methods: tuple[str, ...]) -> dict[str, Any]:
     tasks = dev_tasks(corpus, langs, n)
-    res: dict[str, Any] = {"n_per_lang": n, "langs": list(langs), "runs": {}}
-    for s in steps:
+    from . import machine_info, model_info
+
+    res: dict[str, Any] = {"bench": "dev_decoding", "model": model_info(model), "machine": machine_info(),
+                           "split": "corpus dev files (every 100th, never trained on)", "n_per_lang": n,
+                           "langs": list(langs), "metric": "first-line exact match", "variants": {}}
+    for name in variants:
         runner = Runner(model, 1)
         assert runner.engine.local is not None
-        runner.engine.local.sampler.max_steps = s
-        runner.engine.local.min_content = not NO_MIN
-        runner.engine.local.self_condition = not os.environ.get("DG_NO_SC")
-        if FILL_BIAS is not None:
-            runner.engine.local.fill_logit_bias = FILL_BIAS
+        _apply(runner.engine.local, VARIANTS[name])
         await runner.start()
         t0 = time.perf_counter()
         for t in tasks:
@@ -80,7 +94,7 @@ async def run(model: Path, corpus: Path, steps: list[int], langs: tuple[str, ...
                     text = await getattr(runner, m)(t)
                     t.out[m] = first_line(text)
         await runner.close()
-        row: dict[str, Any] = {"s": round(time.perf_counter() - t0, 1),
+        row: dict[str, Any] = {"changes": VARIANTS[name], "s": round(time.perf_counter() - t0, 1),
                                "n": {lang: sum(t.language == lang for t in tasks) for lang in langs}}
         for lang in langs:
             ts = [t for t in tasks if t.language == lang]
@@ -88,9 +102,9 @@ async def run(model: Path, corpus: Path, steps: list[int], langs: tuple[str, ...
                          for m in methods}
             row[lang]["ours_empty"] = round(sum(not t.out["ours"].strip() for t in ts) / len(ts), 3) \
                 if "ours" in methods else None
-        res["runs"][str(s)] = row
-        print(json.dumps({s: row}), flush=True)
-        methods = tuple(m for m in methods if m in ("ours",))  # baselines do not depend on steps
+        res["variants"][name] = row
+        print(json.dumps({name: row}), flush=True)
+        methods = tuple(m for m in methods if m in ("ours",))  # baselines do not depend on decoding
     return res
 
 
@@ -100,13 +114,13 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model")
     ap.add_argument("--corpus", default="data/corpus")
-    ap.add_argument("--steps", default="4")
+    ap.add_argument("--variants", default="default", help="comma-separated: " + ",".join(VARIANTS))
     ap.add_argument("--n", type=int, default=150)
     ap.add_argument("--langs", default="python,javascript,java")
     ap.add_argument("--methods", default="ours,ar,copy_prev,empty")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
-    res = asyncio.run(run(resolve_model(args.model), Path(args.corpus), [int(s) for s in args.steps.split(",")],
+    res = asyncio.run(run(resolve_model(args.model), Path(args.corpus), args.variants.split(","),
                           tuple(args.langs.split(",")), args.n, tuple(args.methods.split(","))))
     if args.out:
         Path(args.out).write_text(json.dumps(res, indent=1) + "\n")
