@@ -72,9 +72,11 @@ def _apply(local: Any, changes: dict[str, Any]) -> None:
 async def run(model: Path, corpus: Path, variants: list[str], langs: tuple[str, ...], n: int,
               methods: tuple[str, ...]) -> dict[str, Any]:
     tasks = dev_tasks(corpus, langs, n)
+    from dgcomplete.model import load_model
+
     from . import machine_info, model_info
 
-    res: dict[str, Any] = {"bench": "dev_decoding", "model": model_info(model), "machine": machine_info(),
+    res: dict[str, Any] = {"bench": "dev_decoding", "model": model_info(load_model(model)), "machine": machine_info(),
                            "split": "corpus dev files (every 100th, never trained on)", "n_per_lang": n,
                            "langs": list(langs), "metric": "first-line exact match", "variants": {}}
     for name in variants:
