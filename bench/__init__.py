@@ -29,6 +29,14 @@ FIXTURE_FILES = (("inventory.py", "python"), ("eventbus.js", "javascript"), ("lr
 
 
 # ---- model --------------------------------------------------------------------------------------------------
+def emit(res: Any, out: str | None) -> None:
+    """A bench script's result: printed as JSON, and written to ``--out`` when given."""
+    text = json.dumps(res, indent=1)
+    if out:
+        Path(out).write_text(text + "\n")
+    print(text)
+
+
 def resolve_model(path: str | None) -> Path:
     """``--model`` or the embedded model; a clear exit when neither exists."""
     if path:

@@ -17,7 +17,6 @@ The raw sampler is measured (no syntax hook, no post-processing): that is what "
 from __future__ import annotations
 
 import argparse
-import json
 import random
 import time
 from dataclasses import dataclass
@@ -260,7 +259,7 @@ def run(model: Path, *, spans: int = 60, positions: int = 30, sizes: tuple[int, 
 
 
 def main(argv: list[str] | None = None) -> None:
-    from . import resolve_model
+    from . import emit, resolve_model
 
     ap = argparse.ArgumentParser(description="parallelism and diffusion vs autoregressive")
     ap.add_argument("--model")
@@ -273,10 +272,7 @@ def main(argv: list[str] | None = None) -> None:
     res = run(resolve_model(args.model), spans=args.spans, positions=args.positions, threads=args.threads,
               data_override=args.data)
     res["ar_vs_diffusion"].pop("rows", None)
-    text = json.dumps(res, indent=1)
-    if args.out:
-        Path(args.out).write_text(text)
-    print(text)
+    emit(res, args.out)
 
 
 if __name__ == "__main__":

@@ -111,7 +111,7 @@ async def run(model: Path, corpus: Path, variants: list[str], langs: tuple[str, 
 
 
 def main(argv: list[str] | None = None) -> None:
-    from . import resolve_model
+    from . import emit, resolve_model
 
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model")
@@ -124,8 +124,7 @@ def main(argv: list[str] | None = None) -> None:
     args = ap.parse_args(argv)
     res = asyncio.run(run(resolve_model(args.model), Path(args.corpus), args.variants.split(","),
                           tuple(args.langs.split(",")), args.n, tuple(args.methods.split(","))))
-    if args.out:
-        Path(args.out).write_text(json.dumps(res, indent=1) + "\n")
+    emit(res, args.out)
 
 
 if __name__ == "__main__":

@@ -21,7 +21,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import itertools
-import json
 import os
 import sys
 import tempfile
@@ -546,7 +545,7 @@ def quick_latency_config(threads: int | None = None) -> LatencyConfig:
 
 
 def main(argv: list[str] | None = None) -> None:
-    from . import resolve_model
+    from . import emit, resolve_model
 
     ap = argparse.ArgumentParser(description="keystroke latency through LSP")
     ap.add_argument("--model")
@@ -561,10 +560,7 @@ def main(argv: list[str] | None = None) -> None:
         cfg = quick_latency_config(args.threads)
     res = asyncio.run(run_latency(resolve_model(args.model), cfg))
     res.pop("records", None)
-    text = json.dumps(res, indent=1)
-    if args.out:
-        Path(args.out).write_text(text)
-    print(text)
+    emit(res, args.out)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
-import json
 import random
 import subprocess
 import sys
@@ -340,7 +339,7 @@ async def run_quality(model: Path, cfg: QualityConfig, data_override: str | None
 
 
 def main(argv: list[str] | None = None) -> None:
-    from . import resolve_model
+    from . import emit, resolve_model
 
     ap = argparse.ArgumentParser(description="infilling quality (HumanEval-Infilling, SantaCoder-FIM)")
     ap.add_argument("--model")
@@ -358,10 +357,7 @@ def main(argv: list[str] | None = None) -> None:
     if args.suites:
         cfg.suites = tuple(s.strip() for s in args.suites.split(",") if s.strip())
     res = asyncio.run(run_quality(resolve_model(args.model), cfg, args.data))
-    text = json.dumps(res, indent=1)
-    if args.out:
-        Path(args.out).write_text(text)
-    print(text)
+    emit(res, args.out)
 
 
 if __name__ == "__main__":

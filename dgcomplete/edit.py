@@ -599,7 +599,7 @@ class ModelFiller:
         canvas = torch.tensor([row + head], dtype=torch.long)
         free_t = torch.tensor([free], dtype=torch.bool)
 
-        use_sc = getattr(inf, "self_condition", True)
+        use_sc = inf.self_condition
 
         def step_fn(c: torch.Tensor, sc: torch.Tensor | None) -> torch.Tensor:
             return inf.model.decode(c, cache, sc_probs=sc if use_sc else None, logits_slice=slice(0, f)).logits

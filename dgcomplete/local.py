@@ -65,6 +65,7 @@ class LocalInfiller:
             self.stop_ids.add(self.tok.fill_id)
         if self.tok.mask_id is not None:
             self.stop_ids.add(self.tok.mask_id)
+        self.stop_list = sorted(i for i in self.stop_ids if i < cfg.vocab_size)  # for indexing logits
         # renoising draws ordinary tokens only (special ids would be instantly recognisable as noise)
         ordinary = [i for i in range(min(self.tok.vocab_size, cfg.vocab_size)) if i not in self.tok.special_ids]
         self.noise_ids = torch.tensor(ordinary, dtype=torch.long)
@@ -150,8 +151,7 @@ class LocalInfiller:
         if self.min_content and req.plan.kind.value != "range":
             bias = torch.zeros(f, self.cfg.vocab_size) if bias is None else bias
             blank = not heal.prefix[heal.prefix.rfind("\n") + 1 :].strip() and not req.suffix.split("\n", 1)[0].strip()
-            stops = [i for i in self.stop_ids if i < self.cfg.vocab_size]
-            bias[: min(f, 2 if blank else 1), stops] = float("-inf")
+            bias[: min(f, 2 if blank else 1), self.stop_list] = float("-inf")
         scfg = self.sampler if req.max_steps is None else SamplerConfig(**{**self.sampler.__dict__,
                                                                             "max_steps": req.max_steps})
 

@@ -18,7 +18,7 @@ from safetensors.torch import load_file
 from tokenizers import Tokenizer as HFTok
 
 from ..model import DiffusionGemma, save_checkpoint
-from .train import small_config
+from .train import generation_defaults, small_config
 
 
 def export_run(run: Path, tokenizer: Path, out: Path, *, steps: int, dtype: torch.dtype = torch.float16) -> Path:
@@ -30,10 +30,7 @@ def export_run(run: Path, tokenizer: Path, out: Path, *, steps: int, dtype: torc
     tensors = load_file(str(run / "state.safetensors"))
     model.load_state_dict({k[6:]: v for k, v in tensors.items() if k.startswith("model.")})
     model.eval()
-    # mask mode: self-conditioning at inference measured no better on the dev split (bench.dev_decoding, DG_NO_SC)
-    # and costs a vocabulary-wide matmul per step
-    save_checkpoint(model, out, tokenizer_json=tokenizer, dtype=dtype,
-                    generation={"max_denoising_steps": steps, "self_conditioning": cfg.diffusion.mode != "mask"})
+    save_checkpoint(model, out, tokenizer_json=tokenizer, dtype=dtype, generation=generation_defaults(cfg, steps))
     info = {k: meta.get(k) for k in ("step", "tokens", "elapsed")}
     info["args"] = {k: a[k] for k in ("mode", "d", "layers", "heads", "ff", "moe", "batch", "prefix", "lr",
                                      "lm_weight", "minutes", "threads")}
