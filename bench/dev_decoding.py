@@ -54,6 +54,10 @@ def dev_tasks(corpus: Path, langs: tuple[str, ...], n: int, seed: int = 0, per_f
 VARIANTS: dict[str, dict[str, Any]] = {
     "default": {},
     "steps8": {"max_steps": 8},
+    "steps2": {"max_steps": 2},
+    "steps3": {"max_steps": 3},
+    "steps16": {"max_steps": 16},
+    "frontier_stop": {"frontier_stop": True},
     "no_min_content": {"min_content": False},
     "self_conditioning": {"self_condition": True},
     "no_self_conditioning": {"self_condition": False},
@@ -65,6 +69,9 @@ def _apply(local: Any, changes: dict[str, Any]) -> None:
     for k, v in changes.items():
         if k == "max_steps":
             local.sampler.max_steps = v
+        elif k == "frontier_stop":  # see SamplerConfig.stop_ids
+            tok = local.tok
+            local.sampler.stop_ids = tuple(i for i in local.stop_list if i != tok.mask_id) if v else ()
         else:
             setattr(local, k, v)
 

@@ -18,7 +18,7 @@ from torch import Tensor
 
 from .model.tokenizer import Tokenizer
 
-WORD_TAIL = re.compile(r"[A-Za-z0-9_]+$")
+WORD_TAIL = re.compile(r"[A-Za-z0-9_]+\Z")  # \Z, not $: "$" also matches before a final newline
 
 
 @dataclass

@@ -56,7 +56,7 @@ class LocalInfiller:
         self.sampler = SamplerConfig(
             mode=self.mode, max_steps=max_steps or d.max_denoising_steps, entropy_bound=d.entropy_bound,
             t_min=d.t_min, t_max=d.t_max, stability_threshold=d.stability_threshold,
-            confidence_threshold=d.confidence_threshold, mask_id=self.tok.mask_id,
+            confidence_threshold=d.confidence_threshold, mask_id=self.tok.mask_id, fill_id=self.tok.fill_id,
         )
         self.max_ctx = max_context_tokens or cfg.diffusion.max_context_tokens
         self.max_chars = self.max_ctx * 3

@@ -5,9 +5,14 @@ from __future__ import annotations
 import gzip
 import json
 import random
+import re
+import shutil
+import subprocess
+import tarfile
 import warnings
 
 import pytest
+import torch
 
 from dgcomplete.train.corpus import CorpusFilter, classify_license, quality_reason
 from dgcomplete.train.decontam import Decontaminator
@@ -204,3 +209,25 @@ def test_gpu_bundle_trains_resumes_and_exports_shards(tmp_path):
     assert len(list((tmp_path / "model").glob("model-*-of-*.safetensors"))) > 1
     loaded = load_model(tmp_path / "model")
     assert loaded.config.hidden_size == 64 and loaded.sampler_defaults.max_denoising_steps == 4
+
+    # run.sh, the one command for the device: valid bash, every trainer flag it passes exists
+    script = (tmp_path / "gpu" / "run.sh").read_text()
+    assert subprocess.run(["bash", "-n", str(tmp_path / "gpu" / "run.sh")]).returncode == 0
+    known = {o for a in train.build_parser()._actions for o in a.option_strings}
+    trainer_lines = "\n".join(ln for ln in script.splitlines() if "nvidia-smi" not in ln)
+    passed = set(re.findall(r"(?<=\s)--[a-z][a-z0-9-]*", trainer_lines))
+    assert passed and passed <= known, passed - known
+
+    # what run.sh leaves in $OUT (weights renamed <name>-<file>, the rest in meta.tar) unpacks to a checkpoint
+    out, work = tmp_path / "out", tmp_path / "work"
+    out.mkdir()
+    shutil.copytree(tmp_path / "model", work / "A")
+    (work / "A" / "tokenizer.json").unlink()
+    for f in (work / "A").glob("*.safetensors"):
+        f.rename(out / f"A-{f.name}")
+    with tarfile.open(out / "meta.tar", "w") as tar:
+        tar.add(work / "A", arcname="A")
+    bundle.main(["--unpack", str(out), "--into", str(tmp_path / "back"), "--tokenizer", str(tmp_path / "tok.json")])
+    back = load_model(tmp_path / "back" / "A")
+    for (name, a), (_, b) in zip(loaded.model.state_dict().items(), back.model.state_dict().items(), strict=True):
+        assert torch.equal(a, b), name

@@ -143,6 +143,9 @@ def test_token_healing_and_prefix_window():
     h = heal("    retu")
     assert h.prefix == "    " and h.typed == "retu"
     assert heal("x = (").typed == ""
+    # at the start of a new line nothing is being typed: the last line's word is not healed, the newline kept
+    for prefix in ("total = count\n", "n = 0\n", "x = foo\r\n"):
+        assert (heal(prefix).prefix, heal(prefix).typed) == (prefix, ""), prefix
     text = "a\n" * 10_000
     start = prefix_window(text, 3000)
     assert start > 0 and text[start - 1] == "\n"

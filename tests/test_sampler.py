@@ -165,3 +165,23 @@ def test_denoise_is_deterministic_given_a_seed():
     runs = [denoise(step, torch.zeros(1, f, dtype=torch.long), torch.ones(1, f, dtype=torch.bool),
                     SamplerConfig(max_steps=6), v, generator=torch.Generator().manual_seed(5)).tokens for _ in range(2)]
     assert torch.equal(runs[0], runs[1])
+
+
+@pytest.mark.parametrize("frontier", [False, True])
+def test_mask_mode_filler_commit_rule(frontier):
+    """A confident filler in the middle of the span truncates it, unless fillers commit only at the frontier."""
+    v, f, fill, mask, word = 12, 4, 3, 4, 7
+
+    def step(canvas, sc):
+        logits = torch.zeros(canvas.shape[0], f, v)
+        logits[:, :, word] = 3.0  # content, moderately sure everywhere
+        logits[:, 2, fill] = 9.0  # slot 2 is very sure it is filler
+        return logits
+
+    cfg = SamplerConfig(mode="mask", max_steps=4, mask_id=mask, fill_id=fill,
+                        stop_ids=(fill,) if frontier else ())
+    res = denoise(step, torch.full((1, f), mask), torch.ones(1, f, dtype=torch.bool), cfg, v)
+    if frontier:  # content first; the filler ends the span once it is the leftmost open slot
+        assert res.tokens[0].tolist() == [word, word, fill, fill]
+    else:  # the filler commits first (lowest entropy): whatever the later slots get is cut off by it
+        assert res.tokens[0, 2] == fill and res.accepted_per_step[0] >= 1

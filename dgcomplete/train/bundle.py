@@ -8,15 +8,16 @@ shards of at most 15 MiB.
 
     python -m dgcomplete.train.bundle --out gpu          # here, once (gpu/ is ignored by git)
 
-Then, through the device tool, ``carry=["gpu"]``, one command (prove it here first with ``--device cpu``
-and a minute's budget):
+Then, through the device tool, ``carry=["gpu"]``, one command: ``bash gpu/run.sh`` (prove it here first
+with ``DEV=cpu MINUTES=0.3 OUT=/tmp/out bash gpu/run.sh``). It trains two shapes side by side on the one GPU,
+each with its own example-cutting workers, so one lease yields both a quality and a latency candidate:
 
-    python3 -m dgcomplete.train.train --device cuda --workers 14 --corpus gpu/corpus \\
-        --tokenizer gpu/tokenizer.json --run /tmp/run --mode mask --minutes 8 --decay-frac 0.25 \\
-        --d 384 --layers 8 --heads 6 --ff 1536 --batch 128 --prefix 256 --lr 1e-3 \\
-        --export $OUT/model --export-fp16 --shard-mb 15
+    A: d 384, 8 layers, ff 1536 (22M parameters, 42 MiB fp16)
+    B: d 256, 6 layers, ff 768  ( 7M parameters, 14 MiB fp16)
 
-and ``python -m dgcomplete.train.ship``'s model card step here on the returned folder.
+and leaves in $OUT at most 8 files (the return limit): the two logs, ``meta.tar`` (configs, shard index,
+training.json) and the fp16 weight shards renamed ``A-model-*.safetensors`` / ``B-model*.safetensors``.
+``python -m dgcomplete.train.bundle --unpack DIR --into runs/gpu`` puts them back into two checkpoint folders.
 """
 
 from __future__ import annotations
@@ -28,6 +29,49 @@ import subprocess
 from pathlib import Path
 
 LIMIT = 60 * 2**20  # the working tree travels too: leave it room under the 64 MiB
+
+RUN_SH = r"""#!/bin/bash
+# Written by python -m dgcomplete.train.bundle; runs on the lent GPU machine from the repository root.
+set -u
+export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false
+DEV=${DEV:-cuda}
+MINUTES=${MINUTES:-7.5}
+: "${OUT:?OUT must name the folder whose files come back}"
+W=${TMPDIR:-/tmp}/dg-train
+rm -rf "$W" && mkdir -p "$W"
+(nvidia-smi --query-gpu=name,memory.total --format=csv 2>/dev/null; python3 -c 'import torch; print(torch.__version__)')
+train() {
+    name=$1; shift
+    python3 -m dgcomplete.train.train --device "$DEV" --corpus gpu/corpus --tokenizer gpu/tokenizer.json \
+        --run "$W/run-$name" --mode mask --minutes "$MINUTES" --decay-frac 0.25 --warmup 200 --batch 128 \
+        --prefix 384 --save-every 1000 --export "$W/$name" --export-fp16 --shard-mb 15 "$@" > "$OUT/$name.log" 2>&1
+    echo "$name exit $?" >> "$OUT/$name.log"
+}
+train A --workers 8 --d 384 --layers 8 --heads 6 --ff 1536 --lr 1e-3 &
+train B --workers 6 --d 256 --layers 6 --heads 4 --ff 768 --lr 1.5e-3 &
+wait
+for name in A B; do
+    rm -f "$W/$name/tokenizer.json"
+    for f in "$W/$name"/*.safetensors; do [ -e "$f" ] && mv "$f" "$OUT/$name-$(basename "$f")"; done
+done
+tar cf "$OUT/meta.tar" -C "$W" A B
+ls -l "$OUT"
+tail -n 3 "$OUT"/*.log
+"""
+
+
+def unpack(src: Path, into: Path) -> list[Path]:
+    """Rebuild the checkpoint folders from what ``run.sh`` left in $OUT (weights renamed ``<name>-<file>``)."""
+    import tarfile
+
+    with tarfile.open(src / "meta.tar") as tar:
+        tar.extractall(into, filter="data")
+    folders = []
+    for d in sorted(p for p in into.iterdir() if p.is_dir()):
+        for f in src.glob(f"{d.name}-*.safetensors"):
+            shutil.copyfile(f, d / f.name[len(d.name) + 1 :])
+        folders.append(d)
+    return folders
 
 
 def compress(src: Path, dst: Path) -> None:
@@ -46,7 +90,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--tokenizer", default="runs/tokenizer.json")
     ap.add_argument("--out", default="gpu")
     ap.add_argument("--langs", default="", help="comma-separated subset (default: every language)")
+    ap.add_argument("--unpack", default=None, help="a returned $OUT folder: rebuild its checkpoints (with --into)")
+    ap.add_argument("--into", default="runs/gpu")
     args = ap.parse_args(argv)
+    if args.unpack:
+        tok = Path(args.tokenizer)
+        for d in unpack(Path(args.unpack), Path(args.into)):
+            shutil.copyfile(tok, d / "tokenizer.json")
+            print(d)
+        return
     out = Path(args.out)
     (out / "corpus").mkdir(parents=True, exist_ok=True)
     langs = {x for x in args.langs.split(",") if x}
@@ -58,6 +110,7 @@ def main(argv: list[str] | None = None) -> None:
             compress(f, dst)
         print(f"{f.name}: {f.stat().st_size / 2**20:.1f} MiB -> {dst.stat().st_size / 2**20:.1f} MiB", flush=True)
     shutil.copyfile(args.tokenizer, out / "tokenizer.json")
+    (out / "run.sh").write_text(RUN_SH)
     total = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
     print(f"{out}: {total / 2**20:.1f} MiB")
     if total > LIMIT:

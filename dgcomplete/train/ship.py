@@ -18,7 +18,7 @@ from safetensors.torch import load_file
 from tokenizers import Tokenizer as HFTok
 
 from ..model import DiffusionGemma, save_checkpoint
-from .train import generation_defaults, small_config
+from .train import generation_defaults, small_config, training_info
 
 
 def export_run(run: Path, tokenizer: Path, out: Path, *, steps: int, dtype: torch.dtype = torch.float16) -> Path:
@@ -31,12 +31,7 @@ def export_run(run: Path, tokenizer: Path, out: Path, *, steps: int, dtype: torc
     model.load_state_dict({k[6:]: v for k, v in tensors.items() if k.startswith("model.")})
     model.eval()
     save_checkpoint(model, out, tokenizer_json=tokenizer, dtype=dtype, generation=generation_defaults(cfg, steps))
-    info = {k: meta.get(k) for k in ("step", "tokens", "elapsed")}
-    info["args"] = {k: a[k] for k in ("mode", "d", "layers", "heads", "ff", "moe", "batch", "prefix", "lr",
-                                     "lm_weight", "minutes", "threads")}
-    info["dev"] = meta.get("dev", [])
-    info["curve"] = meta.get("history", [])[::5]
-    (out / "training.json").write_text(json.dumps(info, indent=1) + "\n")
+    (out / "training.json").write_text(json.dumps(training_info(meta), indent=1) + "\n")
     return out
 
 

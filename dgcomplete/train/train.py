@@ -187,7 +187,7 @@ def batch_stream(texts: list, tok: Tokenizer, args: argparse.Namespace, step: in
     return iter(loader)
 
 
-def main(argv: list[str] | None = None) -> None:
+def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", default="data/corpus")
     ap.add_argument("--tokenizer", default="data/tokenizer.json")
@@ -216,7 +216,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--compile", action="store_true", help="torch.compile the loss (about +30%% tokens/s on CPU)")
     ap.add_argument("--device", default="cpu", help="cpu or cuda (a lent GPU machine: see dgcomplete.train.bundle)")
     ap.add_argument("--workers", type=int, default=0, help="processes cutting examples (a GPU outruns one)")
-    args = ap.parse_args(argv)
+    return ap
+
+
+def main(argv: list[str] | None = None) -> None:
+    args = build_parser().parse_args(argv)
 
     torch.set_num_threads(args.threads)
     run = Path(args.run)
@@ -307,14 +311,24 @@ def main(argv: list[str] | None = None) -> None:
                shard_mb=args.shard_mb)
 
 
+def training_info(meta: dict) -> dict:
+    """What an exported model's training.json records: totals, the settings, dev evaluations and the curve
+    (every 5th logged point), which bench.training_curve plots."""
+    a = meta["args"]
+    keep = ("mode", "d", "layers", "heads", "ff", "moe", "batch", "prefix", "lr", "lm_weight", "minutes", "threads",
+            "device", "workers")
+    return {"step": meta.get("step"), "tokens": meta.get("tokens"), "elapsed": meta.get("elapsed"),
+            "args": {k: a[k] for k in keep if k in a}, "dev": meta.get("dev", []),
+            "curve": meta.get("history", [])[::5]}
+
+
 def export(model: DiffusionGemma, tok_path: Path, out: Path, meta: dict, *, dtype: torch.dtype = torch.float32,
            shard_mb: float | None = None) -> None:
     model = model.float().cpu()
     model.eval()
     save_checkpoint(model, out, tokenizer_json=tok_path, generation=generation_defaults(model.cfg), dtype=dtype,
                     max_shard_bytes=int(shard_mb * 2**20) if shard_mb else None)
-    info = {k: meta[k] for k in ("step", "tokens", "elapsed", "args")} | {"dev": meta.get("dev", [])[-1:]}
-    (out / "training.json").write_text(json.dumps(info, indent=1) + "\n")
+    (out / "training.json").write_text(json.dumps(training_info(meta), indent=1) + "\n")
     print(f"exported to {out}", flush=True)
 
 
