@@ -187,7 +187,7 @@ def test_tokenizer_special_ids_and_round_trip(tmp_path):
 
 def test_gpu_bundle_trains_resumes_and_exports_shards(tmp_path):
     """The lent-GPU path, proven on CPU: xz corpus bundle, example-cutting workers, resume, fp16 shard export."""
-    from dgcomplete.model import load_model
+    from dgcomplete.model import DiffusionGemma, load_model
     from dgcomplete.train import bundle, train
 
     corpus = tmp_path / "corpus"
@@ -231,3 +231,14 @@ def test_gpu_bundle_trains_resumes_and_exports_shards(tmp_path):
     back = load_model(tmp_path / "back" / "A")
     for (name, a), (_, b) in zip(loaded.model.state_dict().items(), back.model.state_dict().items(), strict=True):
         assert torch.equal(a, b), name
+
+    # --init-from continues an exported checkpoint of the same shape, and refuses another shape
+    same = train.small_config(loaded.config.vocab_size, d=64, layers=3, heads=2, ff=128, mode="mask")
+    model = DiffusionGemma(same)
+    model.init_weights(seed=99)
+    train.init_weights_from(model, tmp_path / "model")
+    for (name, a), (_, b) in zip(model.state_dict().items(), loaded.model.state_dict().items(), strict=True):
+        assert torch.equal(a, b.float()), name
+    other = DiffusionGemma(train.small_config(loaded.config.vocab_size, d=32, layers=3, heads=2, ff=64, mode="mask"))
+    with pytest.raises(SystemExit, match="not this run's shape"):
+        train.init_weights_from(other, tmp_path / "model")

@@ -15,8 +15,10 @@ each with its own example-cutting workers, so one lease yields both a quality an
     A: d 384, 8 layers, ff 1536 (22M parameters, 42 MiB fp16)
     B: d 256, 6 layers, ff 768  ( 7M parameters, 14 MiB fp16)
 
-and leaves in $OUT at most 8 files (the return limit): the two logs, ``meta.tar`` (configs, shard index,
-training.json) and the fp16 weight shards renamed ``A-model-*.safetensors`` / ``B-model*.safetensors``.
+``SHAPES=B`` trains one; ``EXTRA="--init-from dgcomplete/models/dg-code-tiny --lr 5e-4"`` continues the
+shipped model (B's shape; its weights travel with the working tree). $OUT gets at most 8 files (the return
+limit): the logs, ``meta.tar`` (configs, shard index, training.json) and the fp16 weight shards renamed
+``A-model-*.safetensors`` / ``B-model*.safetensors``.
 ``python -m dgcomplete.train.bundle --unpack DIR --into runs/gpu`` puts them back into two checkpoint folders.
 """
 
@@ -47,14 +49,22 @@ train() {
         --prefix 384 --save-every 1000 --export "$W/$name" --export-fp16 --shard-mb 15 "$@" > "$OUT/$name.log" 2>&1
     echo "$name exit $?" >> "$OUT/$name.log"
 }
-train A --workers 8 --d 384 --layers 8 --heads 6 --ff 1536 --lr 1e-3 &
-train B --workers 6 --d 256 --layers 6 --heads 4 --ff 768 --lr 1.5e-3 &
+# SHAPES picks which to train (default both); EXTRA is added to each trainer command, e.g.
+# SHAPES=B EXTRA="--init-from dgcomplete/models/dg-code-tiny --lr 5e-4" continues the shipped model
+SHAPES=${SHAPES:-A B}
+EXTRA=${EXTRA:-}
+for name in $SHAPES; do
+    case $name in
+        A) train A --workers 8 --d 384 --layers 8 --heads 6 --ff 1536 --lr 1e-3 $EXTRA & ;;
+        B) train B --workers 6 --d 256 --layers 6 --heads 4 --ff 768 --lr 1.5e-3 $EXTRA & ;;
+    esac
+done
 wait
-for name in A B; do
+for name in $SHAPES; do
     rm -f "$W/$name/tokenizer.json"
     for f in "$W/$name"/*.safetensors; do [ -e "$f" ] && mv "$f" "$OUT/$name-$(basename "$f")"; done
 done
-tar cf "$OUT/meta.tar" -C "$W" A B
+tar cf "$OUT/meta.tar" -C "$W" $SHAPES
 ls -l "$OUT"
 tail -n 3 "$OUT"/*.log
 """

@@ -132,6 +132,18 @@ def load_state(run: Path, model: DiffusionGemma, opt: torch.optim.Optimizer) -> 
     return meta
 
 
+def init_weights_from(model: DiffusionGemma, checkpoint: Path) -> None:
+    """Continue from an exported checkpoint (fp16 or fp32): every tensor must match this run's shape."""
+    from ..model import load_model
+
+    src = load_model(checkpoint, dtype=torch.float32).model.state_dict()
+    dst = model.state_dict()
+    bad = sorted(k for k in dst if k not in src or src[k].shape != dst[k].shape)
+    if bad:
+        raise SystemExit(f"{checkpoint}: not this run's shape ({len(bad)} tensors differ, e.g. {bad[0]})")
+    model.load_state_dict({k: src[k].to(dst[k].device) for k in dst})
+
+
 def lr_at(step: int, elapsed: float, budget: float, peak: float, warmup: int, decay_frac: float) -> float:
     """Warmup-stable-decay on wall-clock time: linear warmup, flat, linear decay to 10% in the last part."""
     if step < warmup:
@@ -216,6 +228,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--compile", action="store_true", help="torch.compile the loss (about +30%% tokens/s on CPU)")
     ap.add_argument("--device", default="cpu", help="cpu or cuda (a lent GPU machine: see dgcomplete.train.bundle)")
     ap.add_argument("--workers", type=int, default=0, help="processes cutting examples (a GPU outruns one)")
+    ap.add_argument("--init-from", default=None,
+                    help="start from this checkpoint's weights (e.g. the shipped model; same shape), fresh optimizer")
     return ap
 
 
@@ -242,6 +256,9 @@ def main(argv: list[str] | None = None) -> None:
     opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.05}, {"params": no_decay, "weight_decay": 0.0}],
                             lr=args.lr, betas=(0.9, 0.98), eps=1e-8)
     meta = {"step": 0, "elapsed": 0.0, "tokens": 0, "args": vars(args), "history": []}
+    if args.init_from and not (run / "state.json").exists():
+        init_weights_from(model, Path(args.init_from))
+        print(f"weights from {args.init_from}", flush=True)
     if (run / "state.json").exists():
         meta = load_state(run, model, opt)
         meta["args"] = vars(args)
