@@ -69,9 +69,6 @@ def _apply(local: Any, changes: dict[str, Any]) -> None:
     for k, v in changes.items():
         if k == "max_steps":
             local.sampler.max_steps = v
-        elif k == "frontier_stop":  # see SamplerConfig.stop_ids
-            tok = local.tok
-            local.sampler.stop_ids = tuple(i for i in local.stop_list if i != tok.mask_id) if v else ()
         else:
             setattr(local, k, v)
 

@@ -79,6 +79,15 @@ class LocalInfiller:
         self.min_content = True
         self.self_condition = d.self_conditioning
 
+    @property
+    def frontier_stop(self) -> bool:
+        """Opt-in sampler rule (SamplerConfig.stop_ids): a span ends only at its leftmost open slot."""
+        return bool(self.sampler.stop_ids)
+
+    @frontier_stop.setter
+    def frontier_stop(self, on: bool) -> None:
+        self.sampler.stop_ids = tuple(i for i in self.stop_list if i != self.tok.mask_id) if on else ()
+
     # ---- prefix cache ---------------------------------------------------------------------------------------
     def encode_prefix(self, key: str | None, ids: list[int], cancel: CancelToken | None) -> tuple[KVCache, int]:
         """Bring the document's cache to ``ids``; returns (cache, tokens reused)."""

@@ -235,3 +235,17 @@ def test_generation_config_can_turn_self_conditioning_off(tiny_model, tmp_path):
         li.infill(InfillRequest("x = ", "\n", SpanPlan(SpanKind.REST_OF_LINE, 1, 8), seed=0))
         assert li.self_condition is want and any(seen) is want, (path, seen)
         seen.clear()
+
+
+def test_frontier_stop_switch_sets_the_span_ending_ids(tiny_model):
+    """The opt-in sampler rule (off by default) ends spans on filler/EOS/pad, never on <mask>."""
+    li = LocalInfiller(load_model(tiny_model), max_steps=2)
+    assert li.frontier_stop is False and li.sampler.stop_ids == ()
+    li.frontier_stop = True
+    ids = set(li.sampler.stop_ids)
+    assert li.tok.fill_id in ids and set(li.tok.eos_ids) <= ids and li.tok.mask_id not in ids
+    assert li.sampler.fill_id == li.tok.fill_id
+    plan = SpanPlan(SpanKind.LINE, 1, 8)
+    assert li.infill(InfillRequest("def f(a):\n    return ", "\n", plan, seed=0)).candidates
+    li.frontier_stop = False
+    assert li.sampler.stop_ids == ()

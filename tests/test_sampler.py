@@ -172,7 +172,10 @@ def test_mask_mode_filler_commit_rule(frontier):
     """A confident filler in the middle of the span truncates it, unless fillers commit only at the frontier."""
     v, f, fill, mask, word = 12, 4, 3, 4, 7
 
+    seen = []
+
     def step(canvas, sc):
+        seen.append(canvas[0, :f].tolist())
         logits = torch.zeros(canvas.shape[0], f, v)
         logits[:, :, word] = 3.0  # content, moderately sure everywhere
         logits[:, 2, fill] = 9.0  # slot 2 is very sure it is filler
@@ -183,5 +186,7 @@ def test_mask_mode_filler_commit_rule(frontier):
     res = denoise(step, torch.full((1, f), mask), torch.ones(1, f, dtype=torch.bool), cfg, v)
     if frontier:  # content first; the filler ends the span once it is the leftmost open slot
         assert res.tokens[0].tolist() == [word, word, fill, fill]
+        assert seen[1][2] == mask  # not committed in the first step
     else:  # the filler commits first (lowest entropy): whatever the later slots get is cut off by it
         assert res.tokens[0, 2] == fill and res.accepted_per_step[0] >= 1
+        assert seen[1][2] == fill  # committed in the first step, before any content

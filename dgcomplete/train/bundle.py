@@ -75,13 +75,12 @@ def unpack(src: Path, into: Path) -> list[Path]:
     import tarfile
 
     with tarfile.open(src / "meta.tar") as tar:
+        names = sorted({m.name.split("/")[0] for m in tar.getmembers()})  # the shapes trained, e.g. A, B
         tar.extractall(into, filter="data")
-    folders = []
-    for d in sorted(p for p in into.iterdir() if p.is_dir()):
-        for f in src.glob(f"{d.name}-*.safetensors"):
-            shutil.copyfile(f, d / f.name[len(d.name) + 1 :])
-        folders.append(d)
-    return folders
+    for name in names:
+        for f in src.glob(f"{name}-*.safetensors"):
+            shutil.copyfile(f, into / name / f.name[len(name) + 1 :])
+    return [into / name for name in names]
 
 
 def compress(src: Path, dst: Path) -> None:
