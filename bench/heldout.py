@@ -1,0 +1,361 @@
+"""The held-out dev/test set for completion quality on real code we never trained on (issue #16, item 7).
+
+    python -m bench.heldout            # fetch (cached under data/heldout-src/), build bench/data/heldout/
+
+Why a set of our own: HumanEval/SantaCoder are for reporting, never tuning, and our corpus dev split is from
+the packages we trained on.  These eight packages are in neither the corpus manifest
+(``dgcomplete/train/corpus_manifest.json``) nor the reserved list (``tomlkit``, ``jsonschema``,
+``python-dateutil``, ``luxon``, ``immer``: kept for an external check), nor ``../shared/data``; the builder
+refuses to run if that stops being true.  Split *by package*: two Python and two JS/TS packages are ``dev``
+(tune on them), the other four are ``test`` (report only).
+
+Sources (exact versions, sha256-pinned; archives are cached, never committed), all permissively licensed:
+
+=========================  =========  ============  =====  =====  ===============================================
+package                    version    licence       lang   split  from
+=========================  =========  ============  =====  =====  ===============================================
+humanize                   4.11.0     MIT           py     dev    PyPI sdist (``src/humanize``)
+tenacity                   9.0.0      Apache-2.0    py     dev    PyPI sdist (``tenacity``)
+cachetools                 5.5.0      MIT           py     test   PyPI sdist (``src/cachetools``)
+cattrs                     24.1.2     MIT           py     test   PyPI sdist (``src/cattrs``)
+js-yaml                    4.1.0      MIT           js     dev    npm tarball (``lib``)
+cac                        6.7.14     MIT           ts     dev    npm tarball (``deno``: the TypeScript source)
+qs                         6.13.0     BSD-3-Clause  js     test   npm tarball (``lib``)
+@tanstack/query-core       5.59.0     MIT           ts     test   npm tarball (``src``, without ``__tests__``)
+=========================  =========  ============  =====  =====  ===============================================
+
+Cases are built the way an editor sees them (fixed seed): *whole-line*: a code line (not a comment, not inside
+a string or docstring, >= 4 non-space characters) whose content after its indentation is removed, the
+indentation kept (editors auto-indent), cursor after it; *mid-line*: such a line cut at a token boundary at
+least 2 characters into its content (about 30 % of cuts fall inside an identifier), the rest of the line
+dropped.  In both kinds the document is ``text[:offset] + text[end_of_line:]`` and the expected completion is
+``text[offset:end_of_line].rstrip()``, so a case stores only ``file`` and ``offset`` (:func:`case_document`).
+Each case also names up to two other files of its package and language to open first (the user's other open
+documents), trimmed to ``others_max_chars`` at a line boundary (:func:`other_text`).
+
+Output: ``bench/data/heldout/{dev,test}.json.xz``:
+``{"seed", "split", "others_max_chars", "packages": [{name, version, license, lang, split, source, sha256}],
+"files": {id: {package, path, lang (LSP languageId), text}}, "cases": [{id, file, offset, kind, expected,
+others}]}``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import bisect
+import hashlib
+import io
+import json
+import lzma
+import random
+import re
+import subprocess
+import sys
+import tarfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from . import ROOT, display_path
+
+SEED = 16
+CACHE = ROOT / "data" / "heldout-src"
+OUT = Path(__file__).resolve().parent / "data" / "heldout"
+MANIFEST = ROOT / "dgcomplete" / "train" / "corpus_manifest.json"
+RESERVED = ("tomlkit", "jsonschema", "python-dateutil", "dateutil", "luxon", "immer")
+CASES_PER_PACKAGE = 75  # 4 packages per split -> ~300 cases per split
+MIN_FILE, MAX_FILE = 1_000, 60_000  # bytes
+OTHERS_MAX_CHARS = 30_000
+MAX_OTHERS = 2
+MID_IDENT_SHARE = 0.3
+MAX_LINE = 160  # longer lines are data tables or minified code, not typing
+
+
+@dataclass(frozen=True)
+class Package:
+    name: str
+    version: str
+    license: str
+    registry: str  # pypi | npm
+    split: str  # dev | test
+    archive: str
+    sha256: str
+    include: str  # regex on the path inside the archive (first component removed)
+    exclude: str = r"(^|/)(tests?|__tests__|testing|docs?|examples?|vendor(ed)?|dist|build|bench)(/|$)" \
+                   r"|\.d\.ts$|\.min\.js$|(^|/)(setup|conftest|_version)\.py$"
+
+    @property
+    def source(self) -> str:
+        return f"{self.registry}:{self.name}=={self.version}"
+
+
+PACKAGES: tuple[Package, ...] = (
+    Package("humanize", "4.11.0", "MIT", "pypi", "dev", "humanize-4.11.0.tar.gz",
+            "e66f36020a2d5a974c504bd2555cf770621dbdbb6d82f94a6857c0b1ea2608be", r"^src/humanize/.*\.py$"),
+    Package("tenacity", "9.0.0", "Apache-2.0", "pypi", "dev", "tenacity-9.0.0.tar.gz",
+            "807f37ca97d62aa361264d497b0e31e92b8027044942bfa756160d908320d73b", r"^tenacity/.*\.py$"),
+    Package("cachetools", "5.5.0", "MIT", "pypi", "test", "cachetools-5.5.0.tar.gz",
+            "2cc24fb4cbe39633fb7badd9db9ca6295d766d9c2995f245725a46715d050f2a", r"^src/cachetools/.*\.py$"),
+    Package("cattrs", "24.1.2", "MIT", "pypi", "test", "cattrs-24.1.2.tar.gz",
+            "8028cfe1ff5382df59dd36474a86e02d817b06eaf8af84555441bac915d2ef85", r"^src/cattrs/.*\.py$"),
+    Package("js-yaml", "4.1.0", "MIT", "npm", "dev", "js-yaml-4.1.0.tgz",
+            "0dae332559cf22b21c26ea70e732afd8303ff99412f9c3d9d209faa8882cf2ca", r"^lib/.*\.js$"),
+    Package("cac", "6.7.14", "MIT", "npm", "dev", "cac-6.7.14.tgz",
+            "d6dba561aa03eb1ee42e174eebdf1692d74e7af289b9b381400226813b4952be", r"^deno/.*\.ts$"),
+    Package("qs", "6.13.0", "BSD-3-Clause", "npm", "test", "qs-6.13.0.tgz",
+            "abffeabbdedc8e466c1bd75227e14ceb76e77f61be475dfcee0d3bbe6dd608fd", r"^lib/.*\.js$"),
+    Package("@tanstack/query-core", "5.59.0", "MIT", "npm", "test", "tanstack-query-core-5.59.0.tgz",
+            "2586579316ffc0957be3c4c33e2f9dfa7732b55c15013b7139244d2ab60d27fc", r"^src/.*\.tsx?$"),
+)
+
+LANGUAGE_IDS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
+                ".jsx": "javascriptreact", ".ts": "typescript", ".tsx": "typescriptreact"}
+_TOKEN = re.compile(r"\w+|\s+|===|!==|\*\*=?|//=?|\.\.\.|>>>?=?|<<=?|&&=?|\|\|=?|\?\?=?|[=!<>+\-*/%&|^:]=|=>|->|[^\w\s]")
+_GENERATED = re.compile(r"generated by|do not edit|auto-?generated", re.I)
+
+
+def language_id(path: str) -> str | None:
+    """The LSP languageId an editor sends for this file name."""
+    return LANGUAGE_IDS.get(Path(path).suffix.lower())
+
+
+def family(lang_id: str) -> str:
+    """``python`` or ``js`` (JavaScript and TypeScript are one family for the split and the report)."""
+    return "python" if lang_id == "python" else "js"
+
+
+# ---- the derived texts the harness uses ---------------------------------------------------------------------
+def case_document(files: dict[str, dict[str, Any]], case: dict[str, Any]) -> tuple[str, int]:
+    """(document text, cursor offset) of a case: the file up to the cursor, the rest of that line dropped."""
+    text = files[case["file"]]["text"]
+    off = case["offset"]
+    eol = text.find("\n", off)
+    eol = len(text) if eol < 0 else eol
+    return text[:off] + text[eol:], off
+
+
+def other_text(files: dict[str, dict[str, Any]], fid: str, max_chars: int = OTHERS_MAX_CHARS) -> str:
+    """An other open document: the file, trimmed to ``max_chars`` at a line boundary."""
+    text = files[fid]["text"]
+    if len(text) <= max_chars:
+        return text
+    cut = text.rfind("\n", 0, max_chars)
+    return text[: cut + 1 if cut > 0 else max_chars]
+
+
+def load(split: str, root: Path = OUT) -> dict[str, Any]:
+    """A built split (``dev`` or ``test``)."""
+    path = root / f"{split}.json.xz"
+    if not path.exists():
+        sys.exit(f"bench: no held-out set at {display_path(path)} (run python -m bench.heldout)")
+    with lzma.open(path, "rt", encoding="utf-8") as f:
+        return json.load(f)
+
+
+# ---- fetching -------------------------------------------------------------------------------------------------
+def check_clean(packages: tuple[Package, ...] = PACKAGES) -> None:
+    """Refuse packages that are in the training corpus or reserved for the external check."""
+    names = {s.get("name", "").lower() for s in json.loads(MANIFEST.read_text())["sources"]}
+    for p in packages:
+        n = p.name.lower()
+        if n in names or n.split("/")[-1] in names:
+            raise SystemExit(f"bench.heldout: {p.name} is in the corpus manifest")
+        if any(r in n for r in RESERVED):
+            raise SystemExit(f"bench.heldout: {p.name} is reserved for the external check")
+
+
+def fetch(p: Package, cache: Path = CACHE) -> bytes:
+    """The package archive (pip download / npm pack into the cache), checked against its pinned sha256."""
+    path = cache / p.archive
+    if not path.exists():
+        cache.mkdir(parents=True, exist_ok=True)
+        if p.registry == "pypi":
+            cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-q",
+                   f"{p.name}=={p.version}", "-d", str(cache)]
+        else:
+            cmd = ["npm", "pack", f"{p.name}@{p.version}", "--silent", "--pack-destination", str(cache)]
+        subprocess.run(cmd, check=True, timeout=300)
+    data = path.read_bytes()
+    digest = hashlib.sha256(data).hexdigest()
+    if digest != p.sha256:
+        raise SystemExit(f"bench.heldout: {p.archive}: sha256 {digest} != pinned {p.sha256}")
+    return data
+
+
+def source_files(p: Package, data: bytes) -> list[tuple[str, str]]:
+    """(path, text) of the package's own source files: 1-60 KB, UTF-8, not tests/vendored/minified/generated."""
+    out = []
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+        for m in sorted(tar.getmembers(), key=lambda m: m.name):
+            if not m.isfile():
+                continue
+            path = m.name.split("/", 1)[1] if "/" in m.name else m.name
+            if not re.search(p.include, path) or re.search(p.exclude, path) or language_id(path) is None:
+                continue
+            if any(r in path.lower() for r in RESERVED) or not MIN_FILE <= m.size <= MAX_FILE:
+                continue
+            f = tar.extractfile(m)
+            try:
+                text = f.read().decode("utf-8") if f else ""
+            except UnicodeDecodeError:
+                continue
+            text = text.replace("\r\n", "\n").replace("\r", "\n")
+            lines = text.split("\n")
+            if _GENERATED.search(text[:600]) or max(map(len, lines)) > 1000:  # generated or minified
+                continue
+            out.append((path, text))
+    return out
+
+
+# ---- picking lines --------------------------------------------------------------------------------------------
+def _skip_ranges(text: str, lang_id: str) -> list[tuple[int, int, bool]] | None:
+    """(start, end, starts_too) byte ranges a code line may not start in; None when the file has errors.
+
+    Comments, and strings that are docstrings or span lines, may not hold a line's start (``starts_too``);
+    other strings only may not contain it (a dict line may start with its key).
+    """
+    from dgcomplete.syntax.check import error_count
+    from dgcomplete.syntax.document import parse
+    from dgcomplete.syntax.languages import language_for
+
+    tree = parse(text, language_for(lang_id))
+    if tree is None or error_count(tree) > 0:
+        return None
+    out: list[tuple[int, int, bool]] = []
+    stack = [tree.root_node]
+    while stack:
+        n = stack.pop()
+        if n.type == "comment":
+            out.append((n.start_byte, n.end_byte, True))
+        elif n.type in ("string", "template_string", "concatenated_string"):
+            whole = n.parent is not None and n.parent.type == "expression_statement"
+            out.append((n.start_byte, n.end_byte, whole or n.start_point[0] != n.end_point[0]))
+        else:
+            stack.extend(n.children)
+    return sorted(out)
+
+
+def code_lines(text: str, lang_id: str) -> list[tuple[int, int, int]] | None:
+    """(line start, content start, line end) char offsets of lines a user types as code; None: file has errors.
+
+    A line qualifies when its content (after indentation) has >= 4 non-space characters, is at most
+    ``MAX_LINE`` long, and does not start inside a comment, a docstring or a multi-line string.
+    """
+    ranges = _skip_ranges(text, lang_id)
+    if ranges is None:
+        return None
+    starts = [a for a, _, _ in ranges]
+    comment = ("#",) if lang_id == "python" else ("//", "/*")
+    out = []
+    pos = bpos = 0
+    for line in text.split("\n"):
+        content = line.lstrip(" \t")
+        ind = len(line) - len(content)
+        body = content.rstrip()
+        if len(re.sub(r"\s", "", body)) >= 4 and len(line) <= MAX_LINE and not body.startswith(comment):
+            b = bpos + len(line[:ind].encode("utf-8"))
+            i = bisect.bisect_right(starts, b) - 1
+            if not (i >= 0 and ranges[i][0] <= b < ranges[i][1] and (ranges[i][0] < b or ranges[i][2])):
+                out.append((pos, pos + ind, pos + len(line)))
+        pos += len(line) + 1
+        bpos += len(line.encode("utf-8")) + 1
+    return out
+
+
+def cut_points(body: str) -> tuple[list[int], list[int]]:
+    """(token-boundary cuts, mid-identifier cuts) inside a line's content: >= 2 chars typed, >= 2 left."""
+    bounds, mids = [], []
+    for m in _TOKEN.finditer(body):
+        a, b = m.span()
+        if not m.group().isspace() and a >= 2 and len(body[a:].strip()) >= 2:
+            bounds.append(a)
+        if m.group()[0].isalnum() or m.group()[0] == "_":
+            mids += [c for c in range(a + 1, b) if c >= 2 and len(body[c:].strip()) >= 2]
+    return bounds, mids
+
+
+def build_split(split: str, seed: int = SEED, per_package: int = CASES_PER_PACKAGE,
+                packages: tuple[Package, ...] = PACKAGES, sources: dict[str, list[tuple[str, str]]] | None = None,
+                ) -> dict[str, Any]:
+    """One split's files and cases, deterministic for a seed.  ``sources`` (package name -> files) skips fetching."""
+    rng = random.Random(f"{seed}:{split}")
+    files: dict[str, dict[str, Any]] = {}
+    cases: list[dict[str, Any]] = []
+    pkgs = []
+    for p in (p for p in packages if p.split == split):
+        srcs = sources[p.name] if sources is not None else source_files(p, fetch(p))
+        lines: list[tuple[str, int, int, int]] = []
+        langs = set()
+        for path, text in srcs:
+            lid = language_id(path)
+            assert lid is not None
+            cl = code_lines(text, lid)
+            if cl is None:
+                print(f"bench.heldout: {p.name}/{path}: skipped (tree-sitter errors)", file=sys.stderr)
+                continue
+            fid = f"{p.name}/{path}"
+            files[fid] = {"package": p.name, "path": path, "lang": lid, "text": text}
+            langs.add(family(lid))
+            lines += [(fid, *x) for x in cl]
+        pkgs.append({"name": p.name, "version": p.version, "license": p.license, "split": p.split,
+                     "lang": "/".join(sorted(langs)), "source": p.source, "sha256": p.sha256,
+                     "files": sum(f["package"] == p.name for f in files.values())})
+        rng.shuffle(lines)
+        made = 0
+        for fid, _ls, cs, le in lines:
+            if made >= per_package:
+                break
+            text = files[fid]["text"]
+            kind = "whole_line" if made % 2 == 0 else "mid_line"
+            body = text[cs:le].rstrip()
+            if kind == "whole_line":
+                off = cs
+            else:
+                bounds, mids = cut_points(body)
+                pool = mids if mids and (rng.random() < MID_IDENT_SHARE or not bounds) else bounds
+                if not pool:
+                    continue
+                off = cs + rng.choice(pool)
+            peers = sorted(f for f, v in files.items() if v["package"] == p.name and f != fid
+                           and family(v["lang"]) == family(files[fid]["lang"]))
+            others = rng.sample(peers, min(MAX_OTHERS, len(peers)))
+            cases.append({"id": f"{split}-{len(cases):04d}", "file": fid, "offset": off, "kind": kind,
+                          "expected": text[off:le].rstrip(), "others": others})
+            made += 1
+    used = {c["file"] for c in cases} | {o for c in cases for o in c["others"]}
+    files = {k: v for k, v in files.items() if k in used}
+    return {"seed": seed, "split": split, "others_max_chars": OTHERS_MAX_CHARS, "packages": pkgs,
+            "files": files, "cases": cases}
+
+
+def write(res: dict[str, Any], out: Path = OUT) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    path = out / f"{res['split']}.json.xz"
+    raw = json.dumps(res, indent=None, sort_keys=True, ensure_ascii=False).encode("utf-8")
+    path.write_bytes(lzma.compress(raw, preset=9))
+    return path
+
+
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--out", default=str(OUT), help="folder for {dev,test}.json.xz")
+    ap.add_argument("--seed", type=int, default=SEED)
+    ap.add_argument("--per-package", type=int, default=CASES_PER_PACKAGE)
+    a = ap.parse_args(argv)
+    check_clean()
+    summary = {}
+    for split in ("dev", "test"):
+        res = build_split(split, a.seed, a.per_package)
+        path = write(res, Path(a.out))
+        kinds: dict[str, int] = {}
+        for c in res["cases"]:
+            k = f"{family(res['files'][c['file']]['lang'])}/{c['kind']}"
+            kinds[k] = kinds.get(k, 0) + 1
+        summary[split] = {"path": display_path(path), "bytes": path.stat().st_size, "files": len(res["files"]),
+                          "cases": len(res["cases"]), "by_lang_kind": dict(sorted(kinds.items())),
+                          "packages": {p["name"]: p["files"] for p in res["packages"]}}
+    print(json.dumps(summary, indent=1))
+
+
+if __name__ == "__main__":
+    main()
