@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,10 @@ class CheckpointError(RuntimeError):
     """A checkpoint that cannot be loaded; the message is meant for the user as is."""
 
 
+# The `steps` setting is capped at this too (server.SETTING_LIMITS): a checkpoint may not ask for more.
+MAX_DENOISING_STEPS = 256
+
+
 @dataclass
 class SamplerDefaults:
     """Diffusion settings from ``generation_config.json`` (reference defaults when absent or null)."""
@@ -49,7 +54,8 @@ class SamplerDefaults:
     self_conditioning: bool = True
 
     @classmethod
-    def from_file(cls, path: Path, eos_fallback: list[int]) -> SamplerDefaults:
+    def from_file(cls, path: Path, eos_fallback: list[int], vocab_size: int | None = None) -> SamplerDefaults:
+        """Read and bound every value; ``max_denoising_steps`` above the cap is lowered to it with a warning."""
         d = cls(eos_token_ids=list(eos_fallback))
         if not path.exists():
             return d
@@ -57,18 +63,117 @@ class SamplerDefaults:
             raw = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as e:
             raise CheckpointError(f"{path.name}: unreadable JSON ({e})") from e
-        for key in ("max_denoising_steps", "t_min", "t_max", "stability_threshold", "confidence_threshold"):
-            if raw.get(key) is not None:
-                setattr(d, key, type(getattr(d, key))(raw[key]))
-        if isinstance(raw.get("self_conditioning"), bool):
+        if not isinstance(raw, dict):
+            raise CheckpointError(f"{path.name}: expected a JSON object")
+        sampler = raw.get("sampler_config")
+        if sampler is not None and not isinstance(sampler, dict):
+            raise CheckpointError(f"{path.name}: sampler_config = {sampler!r:.60}, expected an object")
+        steps = _gen_value(path, raw, "max_denoising_steps", int, 1, None)
+        if steps is not None:
+            if steps > MAX_DENOISING_STEPS:
+                log.warning("%s: max_denoising_steps %d capped at %d", path.name, steps, MAX_DENOISING_STEPS)
+                steps = MAX_DENOISING_STEPS
+            d.max_denoising_steps = steps
+        # temperatures as the reference bounds them (t_max > t_min >= 0), plus finite and < 100
+        for key, kind, lo, hi in (("t_min", float, 0.0, 100.0), ("t_max", float, 0.0, 100.0),
+                                  ("stability_threshold", int, 0, MAX_DENOISING_STEPS),
+                                  ("confidence_threshold", float, 0.0, 100.0)):
+            value = _gen_value(path, raw, key, kind, lo, hi)
+            if value is not None:
+                setattr(d, key, value)
+        if d.t_max <= d.t_min:
+            raise CheckpointError(f"{path.name}: t_max = {d.t_max} must be greater than t_min = {d.t_min}")
+        bound = _gen_value(path, sampler or {}, "entropy_bound", float, 0.0, 1e4, "sampler_config.")
+        if bound is not None:
+            d.entropy_bound = bound
+        if raw.get("self_conditioning") is not None:
+            if not isinstance(raw["self_conditioning"], bool):
+                raise CheckpointError(f"{path.name}: self_conditioning = {raw['self_conditioning']!r:.60}, "
+                                      "expected true or false")
             d.self_conditioning = raw["self_conditioning"]
-        sampler = raw.get("sampler_config") or {}
-        if sampler.get("entropy_bound") is not None:
-            d.entropy_bound = float(sampler["entropy_bound"])
         eos = raw.get("eos_token_id")
         if eos is not None:
-            d.eos_token_ids = [int(e) for e in (eos if isinstance(eos, list) else [eos])]
+            ids = eos if isinstance(eos, list) else [eos]
+            hi = (vocab_size or 1 << 31) - 1
+            if len(ids) > 64 or not all(_is_id(e, hi) for e in ids):
+                raise CheckpointError(f"{path.name}: eos_token_id = {eos!r:.60}, expected up to 64 token ids "
+                                      f"in [0, {hi}]")
+            d.eos_token_ids = list(ids)
         return d
+
+
+def _is_id(value: Any, hi: int) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= hi
+
+
+def _gen_value(path: Path, raw: dict[str, Any], key: str, kind: type, lo: float, hi: float | None,
+               prefix: str = "") -> Any:
+    """One bounded number from generation_config.json (null: keep the default)."""
+    value = raw.get(key)
+    if value is None:
+        return None
+    is_num = isinstance(value, int) if kind is int else isinstance(value, (int, float))
+    top = "" if hi is None else f", {hi:g}"
+    want = f"an integer in [{lo:g}{top or ', ...'}]" if kind is int else f"a finite number in [{lo:g}{top}]"
+    if isinstance(value, bool) or not is_num or (isinstance(value, float) and not math.isfinite(value)) or value < lo or (
+            hi is not None and value > hi):
+        raise CheckpointError(f"{path.name}: {prefix}{key} = {value!r:.60}, expected {want}")
+    return kind(value)
+
+
+def available_memory(device: torch.device) -> tuple[int, str] | None:
+    """Bytes free for new tensors on ``device`` and where the figure comes from; None when unknown."""
+    if device.type == "cuda":
+        try:
+            free, _ = torch.cuda.mem_get_info(device)
+        except (RuntimeError, AssertionError):
+            return None
+        return int(free), f"free memory on {device}"
+    if device.type != "cpu":
+        return None
+    found: list[tuple[int, str]] = []
+    try:
+        import psutil  # optional (the bench extra); /proc/meminfo says the same on Linux
+
+        found.append((int(psutil.virtual_memory().available), "available RAM"))
+    except ImportError:
+        try:
+            for line in Path("/proc/meminfo").read_text().splitlines():
+                if line.startswith("MemAvailable:"):
+                    found.append((int(line.split()[1]) * 1024, "MemAvailable in /proc/meminfo"))
+        except (OSError, ValueError, IndexError):
+            pass
+    try:  # a container's own limit (cgroup v2) can be far below the machine's free RAM
+        limit = Path("/sys/fs/cgroup/memory.max").read_text().strip()
+        if limit != "max":
+            used = int(Path("/sys/fs/cgroup/memory.current").read_text().strip())
+            found.append((max(0, int(limit) - used), "the container's memory limit (cgroup memory.max)"))
+    except (OSError, ValueError):
+        pass
+    return min(found) if found else None
+
+
+def memory_estimate(cfg: ModelConfig, dtype: torch.dtype) -> int:
+    """Bytes loading needs: all weights in ``dtype``, one tensor converted on the way, one canvas's logits."""
+    item = torch.empty((), dtype=dtype).element_size()
+    work = 4 * 4 * cfg.canvas_length * cfg.vocab_size  # fp32 logits, probabilities and their soft embedding
+    return (cfg.num_parameters() + cfg.largest_tensor()) * item + work
+
+
+def check_memory(cfg: ModelConfig, device: torch.device, dtype: torch.dtype,
+                 available: tuple[int, str] | None = None) -> None:
+    """Refuse, before allocating, a network whose weights cannot fit; say the numbers."""
+    need = memory_estimate(cfg, dtype)
+    have = available if available is not None else available_memory(device)
+    if have is None:
+        log.debug("cannot tell free memory on %s; skipping the size check (%.2f GB needed)", device, need / 1e9)
+        return
+    if need > have[0]:
+        raise CheckpointError(
+            f"config.json implies {cfg.num_parameters() / 1e9:.3g} B parameters, about {need / 1e9:.3g} GB in "
+            f"{str(dtype).removeprefix('torch.')} on {device}, but only {have[0] / 1e9:.3g} GB is free "
+            f"({have[1]}); refusing to load (use a machine with more memory or a smaller dtype)"
+        )
 
 
 @dataclass
@@ -129,8 +234,14 @@ def load_model(
         cfg = ModelConfig.from_file(root / "config.json")
     except ConfigError as e:
         raise CheckpointError(str(e)) from e
+    except (TypeError, ValueError, KeyError, AttributeError) as e:  # a shape validation did not foresee
+        raise CheckpointError(f"config.json: invalid value ({type(e).__name__}: {e})") from e
     device = torch.device(device)
     dtype = dtype or default_dtype(device)
+    # Before anything is built: bad generation settings and a network too big for this machine fail in
+    # milliseconds with the numbers, not after minutes of loading (or an out-of-memory kill).
+    defaults = SamplerDefaults.from_file(root / "generation_config.json", cfg.eos_token_ids, cfg.vocab_size)
+    check_memory(cfg, device, dtype)
     with torch.device("meta"):
         model = DiffusionGemma(cfg)
     expected = dict(model.state_dict())
@@ -185,7 +296,6 @@ def load_model(
         raise CheckpointError(
             f"tokenizer.json has {tokenizer.vocab_size} tokens but config.json vocab_size is {cfg.vocab_size}"
         )
-    defaults = SamplerDefaults.from_file(root / "generation_config.json", cfg.eos_token_ids)
     return LoadedModel(model, cfg, tokenizer, defaults, root, skipped)
 
 
