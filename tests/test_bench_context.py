@@ -1,0 +1,139 @@
+"""Smoke tests of the held-out set builder (bench.heldout) and the LSP quality harness (bench.context).
+
+No downloads: cases are built from two small synthetic files, and the harness drives a real daemon on the
+tiny random checkpoint, so only the report's shape and the scoring rules are checked, not quality.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import SimpleNamespace
+
+from lsprotocol import types as lsp
+
+from bench import context, heldout
+from bench.latency import pos_at
+
+PY = '''import os
+
+
+class Store:
+    """A tiny key-value store."""
+
+    def __init__(self, root):
+        self.root = root
+        self.items = {}
+
+    def get(self, key, default=None):
+        value = self.items.get(key, default)
+        return value
+
+    def put(self, key, value):
+        self.items[key] = value
+        return os.path.join(self.root, key)
+'''
+
+JS = '''// a counter
+export function makeCounter(start) {
+  let count = start;
+  const step = 1;
+  return {
+    next() {
+      count += step;
+      return count;
+    },
+    reset() {
+      count = start;
+      return count;
+    },
+  };
+}
+'''
+
+PKGS = (
+    heldout.Package("synthpy", "1.0", "MIT", "pypi", "dev", "synthpy.tar.gz", "0" * 64, r".*"),
+    heldout.Package("synthjs", "1.0", "MIT", "npm", "dev", "synthjs.tgz", "0" * 64, r".*"),
+)
+SOURCES = {"synthpy": [("store.py", PY), ("store2.py", PY.replace("Store", "Shelf"))],
+           "synthjs": [("counter.js", JS), ("counter2.js", JS.replace("Counter", "Ticker"))]}
+
+
+def _build(per_package: int = 2) -> dict:
+    return heldout.build_split("dev", seed=3, per_package=per_package, packages=PKGS, sources=SOURCES)
+
+
+def test_cases_are_built_the_way_an_editor_sees_them():
+    a, b = _build(6), _build(6)
+    assert a == b  # a fixed seed gives the same set
+    assert {c["kind"] for c in a["cases"]} == {"whole_line", "mid_line"}
+    for c in a["cases"]:
+        text = a["files"][c["file"]]["text"]
+        doc, off = heldout.case_document(a["files"], c)
+        line_start = text.rfind("\n", 0, off) + 1
+        typed = text[line_start:off]
+        assert (text[:off] + c["expected"]) in text and doc.startswith(text[:off])
+        assert not c["expected"].lstrip().startswith(("#", "//", '"""')) and len(c["expected"].strip()) >= 2
+        if c["kind"] == "whole_line":
+            assert typed.strip() == ""  # only the indentation is left
+        else:
+            assert len(typed.strip()) >= 2
+        assert c["file"] not in c["others"] and len(c["others"]) <= 2
+        assert all(a["files"][o]["package"] == a["files"][c["file"]]["package"] for o in c["others"])
+    starts = {PY[cs:le].strip() for _, cs, le in heldout.code_lines(PY, "python") or []}
+    assert '"""A tiny key-value store."""' not in starts and "self.root = root" in starts  # no docstrings
+
+
+def test_packages_are_clean_and_split_evenly():
+    heldout.check_clean()
+    for split in ("dev", "test"):
+        ps = [p for p in heldout.PACKAGES if p.split == split]
+        assert sum(p.registry == "pypi" for p in ps) == 2 and sum(p.registry == "npm" for p in ps) == 2
+
+
+def test_scoring_rules():
+    doc = "def f(x):\n    y = x + 1\n    return y\n\n\ndef g(x):\n    y = x + 1\n    ret\n"
+    cursor = len(doc) - 1
+    item = lsp.InlineCompletionItem(insert_text="return y", range=lsp.Range(
+        start=pos_at(doc, cursor - 3), end=pos_at(doc, cursor)))
+    text, start, end, insert = context.shown_text(doc, cursor, item)
+    assert text == "urn y" and (start, end) == (cursor - 3, cursor)
+    assert context.parses_after(doc, "python", start, end, insert)
+    assert not context.parses_after(doc, "python", start, end, "return return (")
+    assert context.baseline_prev_line(doc, cursor) is None  # "y = x + 1" does not start with "ret"
+    assert context.baseline_prev_line(doc[: cursor - 3] + "\n", cursor - 3) == "y = x + 1"
+    assert context.verbatim_above(doc, cursor, "urn y")
+
+
+def test_gate_curve():
+    recs = [{"shown": True, "confidence": c, "exact": e} for c, e in [(0.9, True), (0.8, True), (0.5, False),
+                                                                       (0.5, True), (0.2, False)]]
+    recs.append({"shown": False, "confidence": None, "exact": False})
+    pts = context.curve(recs)
+    assert [p["threshold"] for p in pts] == [0.2, 0.5, 0.8, 0.9]
+    assert pts[0]["coverage"] == 5 / 6 and pts[0]["precision"] == 3 / 5
+    best = context.pick_threshold(pts, 0.75)
+    assert best is not None and best["threshold"] == 0.5 and best["precision"] == 0.75
+
+
+def test_harness_through_the_daemon(tiny_model: Path, tmp_path: Path):
+    data = _build(2)
+    heldout.write(data, tmp_path)
+    out, dump = tmp_path / "context.json", tmp_path / "dump.jsonl"
+    res = context.main(["--data", str(tmp_path), "--split", "dev", "--model", str(tiny_model), "--threads", "1",
+                        "--set", "minConfidence=0", "--dump", str(dump), "--out", str(out)])
+    assert json.loads(out.read_text()) == res
+    assert res["n"] == 4 and res["settings"]["set"] == {"minConfidence": 0}
+    m = res["all"]
+    for key in ("exact", "shown", "precision", "parse_rate", "length_ratio", "length_unit", "latency_ms",
+                "baselines"):
+        assert key in m, key
+    assert 0 <= m["exact"] <= m["shown"] <= 1 and m["latency_ms"]["p50"] > 0
+    assert set(res["variants"]["default"]["by_family"]) == {"python", "js"}
+    assert set(res["variants"]["default"]["by_kind"]) == {"whole_line", "mid_line"}
+    assert res["model"]["params"] > 0 and res["machine"]["cores"]
+    recs = [json.loads(ln) for ln in dump.read_text().splitlines()]
+    assert len(recs) == 4 and {"id", "text", "confidence", "source", "exact", "parses", "ms"} <= set(recs[0])
+    cur = context.run_curve(SimpleNamespace(curve=str(dump), variant=None, target=0.5, plot=None))
+    assert cur["n"] == 4
+    assert str(Path(__file__).resolve().parent.parent) not in out.read_text()  # no machine paths
