@@ -22,8 +22,11 @@ from typing import Any
 import torch
 
 from . import syntax
+from .context import ContextIndex
+from .gate import Gate
 from .local import LocalInfiller, WarmStart
 from .model import LoadedModel
+from .syntax.strict import sound
 from .types import Cancelled, CancelToken, Candidate, InfillRequest, InfillResult, SpanKind, SpanPlan
 
 log = logging.getLogger(__name__)
@@ -32,6 +35,9 @@ MAX_DOCUMENT_CHARS = 4_000_000  # larger documents are tracked but not completed
 MAX_PENDING_JOBS = 64  # model jobs queued at once; more are answered "busy" (each holds a copy of its text)
 MAX_CACHED_PREFIXES = 16  # documents whose encoded prefix (keys/values) stays resident; least recent dropped
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+# where candidates come from: the model's own samples, drafts retrieved from the cursor's document, and
+# drafts from the other open documents of its language (context.py)
+CONTEXT_SOURCES = ("diffusion", "document", "workspace")
 
 
 def scrub(text: str) -> str:
@@ -112,7 +118,10 @@ class Engine:
         self._pending = 0
         self._recent: OrderedDict[str, None] = OrderedDict()  # doc keys with a resident prefix cache, LRU order
         self.load_error: str | None = None
-        self.settings: dict[str, Any] = {"max_lines": 8, "max_tokens": 48, "enabled_languages": None}
+        self.settings: dict[str, Any] = {"max_lines": 8, "max_tokens": 48, "enabled_languages": None,
+                                         "min_confidence": 0.35, "context_sources": None, "draft_edit": True}
+        self.context = ContextIndex()
+        self.gate = Gate.load(loaded.path if loaded is not None else None)
 
     # ---- lifecycle ------------------------------------------------------------------------------------------
     async def start(self, progress: Callable[[str], None] | None = None) -> dict[str, Any]:
@@ -163,6 +172,7 @@ class Engine:
         else:
             s = Session(uri, version, lang, syntax.SyntaxDocument(text, lang))
         self.sessions[uri] = s
+        self.context.open(uri, s.lang, text)
         return s
 
     @staticmethod
@@ -188,12 +198,28 @@ class Engine:
                 s.doc.replace_all(text)
             else:
                 s.doc.apply_change(*rng, text)
+            self._reindex(s, rng, text)
         self._fit(s)
         s.version = version
         if s.inflight is not None:  # the request in flight was computed for an older version
             s.inflight.cancel("stale")
 
+    def _reindex(self, s: Session, rng: tuple[int, int, int, int] | None, text: str) -> None:
+        """Keep the retrieval index in step with one applied change: only the lines it touched."""
+        if rng is None or s.lang is None or self.context.lines_of(s.uri) is None:
+            self.context.open(s.uri, s.lang, s.doc.text)
+            return
+        first = min(rng[0], rng[2])
+        added = text.count("\n") + text.count("\r") - text.count("\r\n")
+        count = s.doc.line_count
+        new = [s.doc.line_text(i) for i in range(first, min(count, first + added + 1))]
+        self.context.splice(s.uri, first, max(rng[0], rng[2]), new)
+        lines = self.context.lines_of(s.uri)
+        if lines is not None and len(lines) != count:  # out of step (a change past the end): start over
+            self.context.open(s.uri, s.lang, s.doc.text)
+
     def close(self, uri: str) -> None:
+        self.context.close(uri)
         s = self.sessions.pop(uri, None)
         if s and s.inflight:
             s.inflight.cancel("closed")
@@ -242,7 +268,9 @@ class Engine:
         t_plan = time.perf_counter()
         if plan.kind == SpanKind.NONE:
             return Completion([], offset, offset, version, plan, {"plan": plan.kind.value}, reason=plan.reason)
-        req = InfillRequest(text[:offset], text[offset:], plan, s.lang, n=n, seed=seed, doc_key=uri, version=version)
+        req = InfillRequest(text[:offset], text[offset:], plan, s.lang, n=n, seed=seed, doc_key=uri, version=version,
+                            drafts=self._drafts(s, text, offset),
+                            sample="diffusion" in (self.settings.get("context_sources") or CONTEXT_SOURCES))
         token = cancel or CancelToken()
         if s.inflight is not None and s.inflight is not token:
             s.inflight.cancel("superseded")  # Neovim does not cancel its previous request; we do
@@ -259,6 +287,12 @@ class Engine:
         t_inf = time.perf_counter()
         drops: dict[str, int] = {}
         items = self._postprocess(result.candidates, text, offset, plan, s.lang, s.doc.tree, drops)
+        top = items[0] if items else None
+        gated = ""
+        floor = float(self.settings.get("min_confidence") or 0.0)
+        if top is not None and n <= 1 and top.confidence is not None and top.confidence < floor:
+            gated = f"below the confidence gate ({top.confidence:.2f} < {floor:.2f})"
+            items = []
         t_post = time.perf_counter()
         if items:
             s.warm = WarmStart(text[:offset], items[0].text)
@@ -269,11 +303,26 @@ class Engine:
             "syntax_ms": round((t_plan - t0 + t_post - t_inf) * 1e3, 2),
             "engine_ms": round((t_post - t0) * 1e3, 2), "candidates": len(result.candidates),
             "returned": len(items), **{f"dropped_{k}": v for k, v in drops.items()},
+            "drafts": len(req.drafts),
         })
-        reason = "" if items else (result.reason or "no candidate survived post-processing")
+        if top is not None:
+            stats.update({"confidence": round(top.confidence or 0.0, 4), "source": top.source,
+                          "shown_tokens": int(top.features.get("tokens", 0))})
+        reason = "" if items else (gated or result.reason or "no candidate survived post-processing")
         # a healed word is replaced from its start: the item's range begins where the typed word begins
         start = offset - len(str(stats.get("healed", "")))
         return Completion(items, start, offset, version, plan, stats, reason)
+
+    def _drafts(self, s: Session, text: str, offset: int) -> list[Candidate]:
+        """Retrieved lines for the model to score beside its samples (the enabled sources only)."""
+        sources = self.settings.get("context_sources") or CONTEXT_SOURCES
+        if self.local is None:
+            return []
+        self.context.touch(s.uri)
+        found = self.context.drafts(s.uri, s.lang, text, offset, limit=3, document="document" in sources,
+                                    workspace="workspace" in sources)
+        return [Candidate(d.text, source=d.source, features={"strength": d.strength, "here": float(d.here)})
+                for d in found]
 
     async def _run_infill(self, req: InfillRequest, token: CancelToken, s: Session | None,
                           text: str, offset: int) -> InfillResult:
@@ -296,6 +345,7 @@ class Engine:
             tree = s.doc.tree.copy() if s.doc.tree is not None and s.doc.text is text else None
             hook = self._syntax_hook(text, offset, req.plan, s.lang, tree)
         warm = s.warm if s else None
+        self.local.draft_edit = bool(self.settings.get("draft_edit", True))
         loop = asyncio.get_running_loop()
         self._remember(req.doc_key or "")
         fut = loop.run_in_executor(self._pool, lambda: self.local.infill(req, token, warm=warm, syntax_hook=hook))
@@ -345,30 +395,43 @@ class Engine:
 
     def _postprocess(self, cands: list[Candidate], text: str, offset: int, plan: SpanPlan, lang: str | None,
                      tree: Any, drops: dict[str, int] | None = None) -> list[Candidate]:
-        """Cut to the plan at syntax boundaries, drop invalid or redundant candidates, dedupe.
+        """Cut to the plan at syntax boundaries, drop unsound or redundant candidates, rank by the gate.
 
-        ``drops`` counts why candidates were dropped (empty, duplicate, repeats_suffix, syntax) for the stats.
+        ``drops`` counts why candidates were dropped (empty, duplicate, repeats_suffix, syntax, glues,
+        python_parser) for the stats.
         """
         drops = {} if drops is None else drops
-        seen: set[str] = set()
-        out: list[Candidate] = []
+        kept: list[Candidate] = []
         suffix = text[offset:]
         next_line = suffix.split("\n", 2)[1] if suffix.startswith("\n") and suffix.count("\n") >= 1 else ""
         line_prefix = text[text.rfind("\n", 0, offset) + 1 : offset]
-        for c in sorted(cands, key=lambda c: c.score):
+        for c in cands:
             t = syntax.cut_candidate(text, offset, c.text, plan, lang, tree)
             why = ""
             if not t.strip():
                 why = "empty"
-            elif t in seen:
-                why = "duplicate"
             elif _repeats_suffix(t, suffix, next_line, line_prefix):
                 why = "repeats_suffix"  # the next line, or only what the suffix already has
             elif not syntax.is_valid(text, offset, offset, t, lang, tree):
                 why = "syntax"
+            else:
+                why = sound(text, offset, t, lang)
             if why:
                 drops[why] = drops.get(why, 0) + 1
                 continue
-            seen.add(t)
-            out.append(Candidate(t, c.score))
+            cut = Candidate(t, c.score, c.source, dict(c.features))
+            if t != c.text:
+                cut.features["cut"] = 1.0
+            cut.confidence = self.gate.confidence(cut) if cut.features else None
+            kept.append(cut)
+        # best first: the gate's estimate when the candidates were scored, else the sampler's entropy
+        kept.sort(key=lambda c: (-(c.confidence if c.confidence is not None else -1.0), c.score))
+        seen: set[str] = set()
+        out: list[Candidate] = []
+        for c in kept:
+            if c.text in seen:
+                drops["duplicate"] = drops.get("duplicate", 0) + 1
+                continue
+            seen.add(c.text)
+            out.append(c)
         return out

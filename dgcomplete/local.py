@@ -70,6 +70,7 @@ class LocalInfiller:
         ordinary = [i for i in range(min(self.tok.vocab_size, cfg.vocab_size)) if i not in self.tok.special_ids]
         self.noise_ids = torch.tensor(ordinary, dtype=torch.long)
         self.states: dict[str, PrefixState] = {}
+        self.last_logp: Tensor | None = None
         # A model trained with the filler's loss down-weighted by w under-predicts it by about log(w) nats;
         # adding -log(w) back restores calibrated span lengths (class-weighted cross-entropy correction).
         w = cfg.diffusion.fill_loss_weight
@@ -78,6 +79,9 @@ class LocalInfiller:
         # (where the first is usually the indentation, and indentation alone is no suggestion)
         self.min_content = True
         self.self_condition = d.self_conditioning
+        # rescoring every candidate (samples and retrieved drafts) with one bidirectional pass; see score()
+        self.rescore = True
+        self.draft_edit = True
 
     @property
     def frontier_stop(self) -> bool:
@@ -90,7 +94,11 @@ class LocalInfiller:
 
     # ---- prefix cache ---------------------------------------------------------------------------------------
     def encode_prefix(self, key: str | None, ids: list[int], cancel: CancelToken | None) -> tuple[KVCache, int]:
-        """Bring the document's cache to ``ids``; returns (cache, tokens reused)."""
+        """Bring the document's cache to ``ids``; returns (cache, tokens reused).
+
+        The causal head's next-token log-probabilities after the prefix are kept in ``self.last_logp`` (the
+        last token is always re-encoded, so they come with every request at the cost of one head row).
+        """
         st = self.states.setdefault(key or "", PrefixState())
         if st.cache is None:
             st.cache = self.model.new_cache(max(256, len(ids) + 128))
@@ -106,11 +114,15 @@ class LocalInfiller:
         st.ids = st.ids[:lcp]
         rest = ids[lcp:]
         chunk = 256
+        self.last_logp = None
         for i in range(0, len(rest), chunk):
             if cancel is not None:
                 cancel.raise_if_cancelled()
             part = rest[i : i + chunk]
-            self.model.encode(torch.tensor([part]), st.cache)
+            last = i + chunk >= len(rest)
+            out = self.model.encode(torch.tensor([part]), st.cache, logits="last" if last else "none")
+            if out is not None:
+                self.last_logp = torch.log_softmax(out[0].float(), -1)
             st.ids.extend(part)
         return st.cache, lcp
 
@@ -176,27 +188,134 @@ class LocalInfiller:
         hook = None
         if syntax_hook is not None:
             hook = self._token_hook(syntax_hook, free, typed)
-        res = denoise(step_fn, canvas, free, scfg, self.cfg.vocab_size, generator=g, logit_bias=bias,
-                      warm=warm_ids is not None, on_step=on_step, renoise_hook=hook, noise_ids=self.noise_ids)
+        if req.sample or not req.drafts:
+            res = denoise(step_fn, canvas, free, scfg, self.cfg.vocab_size, generator=g, logit_bias=bias,
+                          warm=warm_ids is not None, on_step=on_step, renoise_hook=hook, noise_ids=self.noise_ids)
+            candidates, committed = self._commit(res, lengths, typed)
+        else:
+            res, candidates, committed = None, [], 0
         t_den = time.perf_counter()
-        candidates, committed = self._commit(res, lengths, typed)
         if not has_fill and candidates:  # length search: keep the most confident length
             candidates = sorted(candidates, key=lambda c: c.score)[:rows]
+        scored = 0
+        if self.rescore and req.plan.kind.value != "range":
+            pool = candidates + [d for d in req.drafts if d.text not in {c.text for c in candidates}]
+            candidates = self.score(cache, pool, head, typed, req.plan.single_line, cancel)
+            scored = len(pool)
+        t_score = time.perf_counter()
         stats: dict[str, float | int | str] = {
             "encode_ms": round((t_enc - t0) * 1e3, 2),
             "denoise_ms": round((t_den - t_enc) * 1e3, 2),
-            "steps": res.steps,
+            "score_ms": round((t_score - t_den) * 1e3, 2),
+            "scored": scored,
+            "steps": res.steps if res is not None else 0,
             "prefix_tokens": len(ids),
             "cache_hit_tokens": reused,
             "free_slots": n_free,
             "committed_tokens": committed,
-            "tokens_per_forward": round(committed / max(1, res.steps), 2),
+            "tokens_per_forward": round(committed / max(1, res.steps if res is not None else 0), 2),
             "warm_start": int(warm_ids is not None),
             "healed": typed,
-            "hook_renoised": res.renoised_by_hook,
+            "hook_renoised": res.renoised_by_hook if res is not None else 0,
             "mode": self.mode,
         }
         return InfillResult(candidates, stats)
+
+    # ---- one scorer for every candidate ----------------------------------------------------------------------
+    def score(self, cache: KVCache, cands: list[Candidate], head: list[int], typed: str, single_line: bool,
+              cancel: CancelToken | None = None) -> list[Candidate]:
+        """Score each candidate given prefix *and* suffix, edit drafts where the model disagrees, rank.
+
+        Each candidate is clamped into a canvas twice, once with its even and once with its odd slots masked
+        (the training objective masks a random share of slots), in one batched decoder pass: every token, and
+        the ``<fill>`` that ends the span, gets a log-probability given both sides and half its neighbours.
+        A retrieved draft's tokens that the model finds unlikely (log p < EDIT_LOGP) while it is confident of
+        another (p > EDIT_P) are replaced by that token (``self.a = a`` -> ``self.b = b``): a one-step
+        diffusion edit of the draft, kept as a candidate of its own beside the draft.
+        Features (``Candidate.features``) feed the engine's gate; candidates come back best first.
+        """
+        if not cands:
+            return []
+        tok, fill = self.tok, self.tok.fill_id
+        texts = [typed + c.text for c in cands]
+        max_n = 30 if single_line else 62
+        enc = [tok.encode(t)[:max_n] for t in texts]
+        keep = [i for i, e in enumerate(enc) if e]
+        if not keep or fill is None:
+            return cands
+        cands, enc = [cands[i] for i in keep], [enc[i] for i in keep]
+        longest = max(len(e) for e in enc) + 1
+        n_free = 16 if longest <= 16 else 32 if longest <= 32 else 64
+        n_free = min(n_free, self.cfg.canvas_length - len(head))
+        enc = [e[: n_free - 1] for e in enc]
+        b = len(enc)
+        rows = torch.full((2 * b, n_free + len(head)), fill, dtype=torch.long)
+        rows[:, n_free:] = torch.tensor(head, dtype=torch.long)
+        target = torch.full((b, n_free), fill, dtype=torch.long)
+        for i, e in enumerate(enc):
+            target[i, : len(e)] = torch.tensor(e)
+        rows[:, :n_free] = target.repeat_interleave(2, 0)
+        even = torch.arange(n_free) % 2 == 0
+        mask_id = self.tok.mask_id if self.tok.mask_id is not None else fill
+        rows[0::2, :n_free] = torch.where(even, mask_id, rows[0::2, :n_free])
+        rows[1::2, :n_free] = torch.where(~even, mask_id, rows[1::2, :n_free])
+        if cancel is not None:
+            cancel.raise_if_cancelled()
+        logits = self.model.decode(rows, cache, logits_slice=slice(0, n_free)).logits.float()
+        if self.fill_logit_bias:
+            logits[..., fill] += self.fill_logit_bias
+        logp = torch.log_softmax(logits, -1)  # [2B, F, V]
+        # each slot from the row where it was masked
+        pick = torch.where(even[None, :, None], logp[0::2], logp[1::2])  # [B, F, V]
+        tgt_lp = pick.gather(-1, target[..., None])[..., 0]  # [B, F]
+        best_lp, best = pick.max(-1)
+        causal = self.last_logp
+        out: list[Candidate] = []
+        for i, c in enumerate(cands):
+            n = len(enc[i])
+            out.append(self._scored(c, tgt_lp[i, :n].tolist(), float(tgt_lp[i, n]), enc[i], causal, c.source))
+            if self.draft_edit and c.source != "diffusion" and n:
+                edited = self._edit(enc[i], tgt_lp[i, :n], best_lp[i, :n], best[i, :n], typed)
+                if edited is not None:
+                    ids, lps = edited
+                    text = tok.decode(ids)
+                    if text.startswith(typed) and len(text) > len(typed):
+                        out.append(self._scored(Candidate(text[len(typed):], source="edit:" + c.source,
+                                                          features=dict(c.features)),
+                                                lps, float(tgt_lp[i, n]), ids, causal, "edit:" + c.source))
+        return out
+
+    EDIT_LOGP = -4.0
+    EDIT_P = 0.5
+
+    def _edit(self, ids: list[int], lp: Tensor, best_lp: Tensor, best: Tensor,
+              typed: str) -> tuple[list[int], list[float]] | None:
+        """Replace the draft's unlikely tokens by the model's confident choice (at most a third of them)."""
+        bad = (lp < self.EDIT_LOGP) & (best_lp > math.log(self.EDIT_P)) & (best != torch.tensor(ids))
+        for j, t in enumerate(best.tolist()):
+            if t in self.stop_ids:
+                bad[j] = False
+        if typed:
+            bad[0] = False  # the first token carries what was typed
+        k = int(bad.sum())
+        if k == 0 or 3 * k > len(ids):
+            return None
+        new = [int(best[j]) if bad[j] else t for j, t in enumerate(ids)]
+        lps = [float(best_lp[j]) if bad[j] else float(lp[j]) for j in range(len(ids))]
+        return new, lps
+
+    @staticmethod
+    def _scored(c: Candidate, lps: list[float], end_lp: float, ids: list[int], causal: Tensor | None,
+                source: str) -> Candidate:
+        n = max(1, len(lps))
+        f = dict(c.features)
+        f.update({
+            "mean_lp": sum(lps) / n, "min_lp": min(lps) if lps else 0.0, "end_lp": end_lp,
+            "tokens": float(len(lps)),
+            "causal_lp": float(causal[ids[0]]) if causal is not None and ids and ids[0] < causal.shape[0] else 0.0,
+        })
+        f["total"] = (sum(lps) + end_lp) / (n + 1)
+        return Candidate(c.text, -f["total"], source, f)
 
     def _commit(self, res: DenoiseResult, lengths: list[int], typed: str) -> tuple[list[Candidate], int]:
         out: list[Candidate] = []

@@ -59,6 +59,9 @@ class Settings:
     rewrite_variants: int = 3  # Rewrite selection actions offered (one seed each)
     repair_rounds: int = 6  # denoising rounds Repair syntax may spend
     hole_tokens: int = 48  # tokens a hole may be filled with
+    min_confidence: float = 0.35  # the gate: show only suggestions at least this likely to be right (gate.py)
+    context_sources: list[str] | None = None  # None: all of engine.CONTEXT_SOURCES
+    draft_edit: bool = True  # let the model edit retrieved drafts
 
     def update(self, raw: Any) -> list[str]:
         """Apply known keys (camelCase or snake_case); return the unknown ones for a warning."""
@@ -77,7 +80,8 @@ class Settings:
             try:  # a value of the wrong type is refused (reported as unknown), never stored
                 cur = getattr(self, f)
                 if isinstance(cur, bool):
-                    v = bool(v)
+                    if not isinstance(v, bool):  # "false" is a string, not false
+                        raise TypeError(f)
                 elif isinstance(cur, float):
                     v = min(1.0, max(0.0, float(v)))
                 elif f in ("steps", "threads") and v is None:
@@ -85,7 +89,7 @@ class Settings:
                 elif isinstance(cur, int) or f in ("steps", "threads"):  # every int setting
                     v = max(0, int(v)) if f in ("debounce_ms", "repair_rounds") else max(1, int(v))
                     v = min(v, SETTING_LIMITS.get(f, v))
-                elif f == "enabled_languages":
+                elif f in ("enabled_languages", "context_sources"):
                     if v is not None and not (isinstance(v, list) and all(isinstance(x, str) for x in v)):
                         raise TypeError(f)
                 elif f == "remote":
@@ -345,7 +349,10 @@ class DgServer(LanguageServer):
     def _apply_settings(self) -> None:
         if self.engine is not None:
             self.engine.settings.update(max_lines=self.settings.max_lines, max_tokens=self.settings.max_tokens,
-                                        enabled_languages=self.settings.enabled_languages)
+                                        enabled_languages=self.settings.enabled_languages,
+                                        min_confidence=self.settings.min_confidence,
+                                        context_sources=self.settings.context_sources,
+                                        draft_edit=self.settings.draft_edit)
             self.engine.syntax_renoise = self.settings.syntax_renoise
 
     async def engine_or_reason(self) -> tuple[Engine | None, str]:

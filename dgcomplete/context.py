@@ -1,0 +1,249 @@
+"""Drafts from what the files already say: lines retrieved around and away from the cursor.
+
+About a fifth of the lines a user is about to type already occur verbatim somewhere above the cursor or in
+another open file of the same language (`bench/results/context*.json`). The model cannot copy them from its
+short window reliably, so the engine hands a few retrieved lines to the model as *drafts*: the model scores
+each one given both sides of the cursor and may edit the tokens it finds unlikely (see :mod:`local`).
+
+Sources, all text-only and bounded:
+
+* ``successor`` — lines that followed a line equal to the one above the cursor (any indexed document);
+* ``shape`` — the same, for a line of the same shape (identifiers, numbers and strings abstracted);
+* ``prefix`` — lines near the cursor (or in other open documents) that start with what is typed on the line;
+* ``above`` — the previous line at the cursor's indentation (a draft for the model to edit).
+
+The index is kept incrementally: a change re-indexes only the lines it touched (and the two before them,
+whose "next line" may have changed), never the whole document per keystroke.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter, OrderedDict
+from dataclasses import dataclass
+
+MAX_LINE_CHARS = 200  # longer lines are not indexed (minified code, data)
+MAX_DOC_LINES = 50_000  # documents with more lines are not indexed (the local scan still works)
+MAX_TOTAL_LINES = 200_000  # across documents; the least recently used ones leave the index first
+MAX_BUCKET = 512  # distinct lines kept per key: bounds memory and the time of one lookup
+LOCAL_ABOVE, LOCAL_BELOW = 300, 100  # lines around the cursor scanned directly for ``prefix`` drafts
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")  # as the documents (and LSP) count lines
+_HEAD = re.compile(r"[A-Za-z_$][\w$]*|\S")
+_SHAPE = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|`[^`]*`|\b\d[\w.]*|[A-Za-z_$][\w$]*")
+_KEYWORDS = frozenset(
+    "def class return if elif else for while in not and or is None True False import from as with try except "
+    "finally raise yield lambda pass break continue async await self const let var function new this typeof "
+    "export default switch case throw catch null undefined interface type extends implements public private "
+    "static void int".split()
+)
+
+
+@dataclass
+class Draft:
+    text: str  # what would be inserted at the cursor (after the part of the line already typed)
+    source: str  # successor | shape | prefix | above
+    strength: float  # how well the draft's surroundings matched the cursor's, 0..1
+    here: bool  # found in the cursor's own document
+
+
+def shape(line: str) -> str:
+    """The line with identifiers, numbers and strings abstracted (keywords kept): its syntactic shape."""
+    return _SHAPE.sub(lambda m: m.group(0) if m.group(0) in _KEYWORDS else ("s" if m.group(0)[0] in "\"'`" else "x"),
+                      line)
+
+
+def _key(line: str) -> str:
+    s = line.strip()
+    return s if 0 < len(s) <= MAX_LINE_CHARS else ""
+
+
+class _Doc:
+    """One document's lines and what they contribute to its maps."""
+
+    __slots__ = ("lang", "lines", "maps")
+
+    def __init__(self, lang: str | None, lines: list[str]) -> None:
+        self.lang = lang
+        self.lines = lines
+        self.maps = _Maps()
+
+    def next_key(self, i: int) -> str:
+        """The line after line ``i`` (skipping one blank line)."""
+        for j in (i + 1, i + 2):
+            if j < len(self.lines):
+                k = _key(self.lines[j])
+                if k:
+                    return k
+        return ""
+
+
+class _Maps:
+    """Multisets keyed by line: what follows a line, what follows a line shape, lines by first word."""
+
+    def __init__(self) -> None:
+        self.succ: dict[str, Counter[str]] = {}
+        self.shape_succ: dict[str, Counter[str]] = {}
+        self.by_head: dict[str, Counter[str]] = {}
+
+    @staticmethod
+    def _bump(table: dict[str, Counter[str]], key: str, value: str, d: int) -> None:
+        c = table.get(key)
+        if c is None:
+            if d < 0:
+                return
+            c = table[key] = Counter()
+        elif d > 0 and value not in c and len(c) >= MAX_BUCKET:
+            return
+        n = c.get(value, 0) + d
+        if n > 0:
+            c[value] = n
+        else:
+            c.pop(value, None)
+            if not c:
+                del table[key]
+
+    def contribute(self, doc: _Doc, i: int, d: int) -> None:
+        k = _key(doc.lines[i])
+        if not k:
+            return
+        if len(k) >= 4:
+            m = _HEAD.match(k)
+            if m:
+                self._bump(self.by_head, m.group(0), k, d)
+        nxt = doc.next_key(i)
+        if nxt:
+            self._bump(self.succ, k, nxt, d)
+            self._bump(self.shape_succ, shape(k), nxt, d)
+
+
+class ContextIndex:
+    """Index of the open documents' lines (the engine's event loop owns it)."""
+
+    MAX_DOCS_QUERIED = 16  # other documents of the language consulted per request, most recently used first
+
+    def __init__(self) -> None:
+        self.docs: OrderedDict[str, _Doc] = OrderedDict()
+        self.total = 0
+
+    # ---- keeping it in sync ---------------------------------------------------------------------------------
+    def open(self, uri: str, lang: str | None, text: str) -> None:
+        self.close(uri)
+        lines = _LINE_BREAK.split(text)
+        if lang is None or len(lines) > MAX_DOC_LINES:
+            return
+        doc = _Doc(lang, lines)
+        self.docs[uri] = doc
+        for i in range(len(lines)):
+            doc.maps.contribute(doc, i, +1)
+        self.total += len(lines)
+        while self.total > MAX_TOTAL_LINES and len(self.docs) > 1:
+            old = next(iter(self.docs))
+            self.close(old)
+
+    def close(self, uri: str) -> None:
+        doc = self.docs.pop(uri, None)
+        if doc is not None:
+            self.total -= len(doc.lines)
+
+    def touch(self, uri: str) -> None:
+        if uri in self.docs:
+            self.docs.move_to_end(uri)
+
+    def splice(self, uri: str, first: int, old_last: int, new_lines: list[str]) -> None:
+        """Lines ``first..old_last`` (inclusive) were replaced by ``new_lines``."""
+        doc = self.docs.get(uri)
+        if doc is None:
+            return
+        maps = doc.maps
+        lo = max(0, first - 2)  # their "next line" may change
+        old_last = min(old_last, len(doc.lines) - 1)
+        for i in range(lo, old_last + 1):
+            maps.contribute(doc, i, -1)
+        doc.lines[first : old_last + 1] = new_lines
+        self.total += len(new_lines) - (old_last + 1 - first)
+        for i in range(lo, min(len(doc.lines), first + len(new_lines))):
+            maps.contribute(doc, i, +1)
+        if len(doc.lines) > MAX_DOC_LINES:
+            self.close(uri)
+
+    def lines_of(self, uri: str) -> list[str] | None:
+        doc = self.docs.get(uri)
+        return None if doc is None else doc.lines
+
+    # ---- drafts ---------------------------------------------------------------------------------------------
+    def drafts(self, uri: str, lang: str | None, text: str, offset: int, *, limit: int = 3,
+               document: bool = True, workspace: bool = True) -> list[Draft]:
+        """Up to ``limit`` distinct drafts for the cursor at ``offset`` of ``text``, best first.
+
+        ``document``: drafts from the cursor's own document; ``workspace``: from other open documents of
+        ``lang`` (at most MAX_DOCS_QUERIED of them).
+        """
+        ls = text.rfind("\n", 0, offset) + 1
+        line_prefix = text[ls:offset]
+        typed = line_prefix.lstrip()
+        indent = line_prefix[: len(line_prefix) - len(typed)]
+        if len(typed) > MAX_LINE_CHARS or lang is None:
+            return []
+        lines_above = text[max(0, ls - 20_000) : ls].split("\n")[:-1] if ls else []
+        prev = next((_key(x) for x in reversed(lines_above[-3:]) if _key(x)), "")
+        sources: list[tuple[_Maps, bool]] = []
+        if document and uri in self.docs:
+            sources.append((self.docs[uri].maps, True))
+        if workspace:
+            others = [d for u, d in reversed(self.docs.items()) if u != uri and d.lang == lang]
+            sources += [(d.maps, False) for d in others[: self.MAX_DOCS_QUERIED]]
+        out: dict[str, Draft] = {}
+
+        def add(full: str, source: str, strength: float, here: bool) -> None:
+            if not full.startswith(typed) or len(full) <= len(typed):
+                return
+            cand = full[len(typed) :]
+            old = out.get(cand)
+            if old is None or old.strength < strength:
+                out[cand] = Draft(cand, source, round(strength, 3), here)
+
+        if prev:
+            for source, weight in (("successor", 1.0), ("shape", 0.6)):
+                key = prev if source == "successor" else shape(prev)
+                for maps, here in sources:
+                    nexts = (maps.succ if source == "successor" else maps.shape_succ).get(key)
+                    if not nexts:
+                        continue
+                    total = sum(nexts.values())
+                    for full, n in nexts.most_common(8):
+                        add(full, source, weight * (1.0 if here else 0.8) * n / total, here)
+        if typed:
+            cur_line = text[ls : text.find("\n", offset) if "\n" in text[offset:] else len(text)].strip()
+            if document:
+                # lines near the cursor that start with what is typed: the nearest at the same indentation first
+                below = text[offset : offset + 8000].split("\n")[1 : LOCAL_BELOW + 1]
+                near = list(enumerate(reversed(lines_above[-LOCAL_ABOVE:]), 1)) + list(enumerate(below, 1))
+                for d, x in sorted(near, key=lambda t: t[0]):
+                    k = _key(x)
+                    if k and k != cur_line and len(k) >= 4:
+                        same = x[: len(x) - len(x.lstrip())] == indent
+                        add(k, "prefix", (0.9 if same else 0.7) / (1 + d / 50), True)
+            m = _HEAD.match(typed)
+            head = m.group(0) if m else ""
+            for maps, here in sources:
+                if here or len(out) >= limit or not head:
+                    continue
+                buckets = [maps.by_head.get(head)] if m and m.end() < len(typed) else [
+                    c for h, c in maps.by_head.items() if h.startswith(head)][:64]
+                for bucket in buckets:
+                    for full, n in (bucket or Counter()).most_common(MAX_BUCKET):
+                        add(full, "prefix", 0.3 * min(1.0, n / 3), False)
+        if document:
+            # the previous line at the same indentation, as a draft for the model to edit
+            for x in reversed(lines_above[-12:]):
+                k = _key(x)
+                if not k:
+                    continue
+                ind = x[: len(x) - len(x.lstrip())]
+                if ind == indent:
+                    add(k, "above", 0.2, True)
+                    break
+                if len(ind) < len(indent):
+                    break
+        ranked = sorted(out.values(), key=lambda d: -d.strength)
+        return ranked[:limit]

@@ -1,0 +1,65 @@
+"""The show/hide gate: how likely a scored candidate's first line is exactly what the user will type.
+
+A logistic model over the scorer's features (:meth:`dgcomplete.local.LocalInfiller.score`) and the
+candidate's source, fitted on our own held-out dev set (``python -m bench.gate_fit``), never on the public
+evaluation sets. Its output is a probability, so the ``minConfidence`` setting reads as "show a suggestion
+only when at least this share of such suggestions were right on the dev set" (the precision/coverage curve
+behind the default is ``bench/results/context_gate.png``). A checkpoint may ship its own ``gate.json`` next
+to ``config.json``; without one (e.g. Google's checkpoint) the prior below is used, which ranks by the
+scorer's mean log-probability.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .types import Candidate
+
+log = logging.getLogger(__name__)
+
+SOURCES = ("diffusion", "successor", "shape", "prefix", "above")
+NUMERIC = ("mean_lp", "min_lp", "end_lp", "causal_lp", "tokens", "strength")
+
+
+def feature_vector(c: Candidate) -> dict[str, float]:
+    """Named inputs of the gate for one candidate (numeric features, one-hot source, edited flag)."""
+    f = c.features
+    base = c.source.removeprefix("edit:")
+    x = {k: float(f.get(k, 0.0)) for k in NUMERIC}
+    x["tokens"] = math.log1p(x["tokens"])
+    for s in SOURCES:
+        x[f"src_{s}"] = 1.0 if base == s else 0.0
+    x["edited"] = 1.0 if c.source.startswith("edit:") else 0.0
+    x["here"] = float(f.get("here", 0.0))
+    return x
+
+
+@dataclass
+class Gate:
+    weights: dict[str, float] = field(default_factory=lambda: {"mean_lp": 2.0, "end_lp": 0.3})
+    bias: float = 0.0
+    fitted_on: str = "prior (no gate.json)"
+
+    @classmethod
+    def load(cls, model_dir: str | Path | None) -> Gate:
+        p = Path(model_dir) / "gate.json" if model_dir else None
+        if p is None or not p.is_file():
+            return cls()
+        try:
+            raw = json.loads(p.read_text())
+            w = {str(k): float(v) for k, v in raw["weights"].items()}
+            if not all(math.isfinite(v) for v in [*w.values(), float(raw["bias"])]):
+                raise ValueError("non-finite weight")
+            return cls(w, float(raw["bias"]), str(raw.get("fitted_on", p.name)))
+        except (OSError, ValueError, KeyError, TypeError) as e:
+            log.warning("ignoring %s (%s); using the prior gate", p, e)
+            return cls()
+
+    def confidence(self, c: Candidate) -> float:
+        x = feature_vector(c)
+        z = self.bias + sum(w * x.get(k, 0.0) for k, w in self.weights.items())
+        return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))
