@@ -137,7 +137,60 @@ class Experts(nn.Module):
         self.gate_up_proj = nn.Parameter(torch.empty(e, 2 * i, d))  # first i rows: gate
         self.down_proj = nn.Parameter(torch.empty(e, d, i))
 
+    # "auto" (inference): token-expert pairs sorted by expert, then on CUDA one grouped matmul per projection (no
+    # host sync, no Python loop over experts); elsewhere one matmul pair per hit expert on contiguous slices (a
+    # single host sync per layer). Same sums in the same order as "loop": one matmul pair per hit expert found
+    # by torch.where (1 + E host syncs per layer), kept for training (gradients on).
+    dispatch = "auto"  # or "loop", "sorted", "grouped" (benchmarks)
+
     def forward(self, x: Tensor, weights: Tensor, index: Tensor) -> Tensor:
+        if self.dispatch == "loop" or torch.is_grad_enabled():
+            return self._forward_loop(x, weights, index)
+        grouped = self._grouped_ok(x) if self.dispatch == "auto" else self.dispatch == "grouped"
+        return self._forward_sorted(x, weights, index, grouped=grouped)
+
+    def _grouped_ok(self, x: Tensor) -> bool:
+        """F.grouped_mm wants CUDA bf16 on sm80+ with 16-byte-aligned rows (its CPU fallback is slower than
+        the slice loop: it runs a matmul for every expert, hit or not)."""
+        if not hasattr(F, "grouped_mm") or x.device.type != "cuda" or x.dtype != torch.bfloat16:
+            return False
+        if x.dtype != self.down_proj.dtype or torch.cuda.get_device_capability(x.device) < (8, 0):
+            return False
+        return all(n * x.element_size() % 16 == 0 for n in (x.shape[-1], self.down_proj.shape[-1]))
+
+    def _forward_sorted(self, x: Tensor, weights: Tensor, index: Tensor, grouped: bool) -> Tensor:
+        t, k = index.shape
+        flat = index.reshape(-1)
+        order = torch.argsort(flat, stable=True)  # pairs grouped by expert, tokens ascending within each
+        counts = torch.bincount(flat, minlength=self.down_proj.shape[0])
+        token = order // k
+        xs = x[token]
+        if grouped:
+            offs = torch.cumsum(counts, 0).to(torch.int32)
+            gate, up = F.grouped_mm(xs, self.gate_up_proj.transpose(1, 2), offs=offs).chunk(2, dim=-1)
+            hs = F.grouped_mm(F.gelu(gate, approximate="tanh") * up, self.down_proj.transpose(1, 2), offs=offs)
+        else:
+            hs = torch.empty_like(xs)
+            start = 0
+            for e, n in enumerate(counts.tolist()):
+                if n:
+                    gate, up = F.linear(xs[start : start + n], self.gate_up_proj[e]).chunk(2, dim=-1)
+                    hs[start : start + n] = F.linear(F.gelu(gate, approximate="tanh") * up, self.down_proj[e])
+                    start += n
+        contrib = (hs * weights.reshape(-1)[order, None]).to(x.dtype)
+        if x.device.type == "cpu" and x.dtype == torch.float32:
+            # CPU fp32 index_add_ runs in index order: per token, ascending expert, as the loop's calls add
+            return torch.zeros_like(x).index_add_(0, token, contrib)
+        # elsewhere (CUDA atomics; CPU bf16 accumulating wider) add each token's k terms in expert order ourselves
+        per_slot = torch.empty_like(contrib)
+        per_slot[order] = contrib
+        ranked = per_slot.view(t, k, -1).gather(1, index.argsort(dim=-1)[..., None].expand(-1, -1, x.shape[-1]))
+        out = ranked[:, 0].clone()
+        for j in range(1, k):
+            out += ranked[:, j]
+        return out
+
+    def _forward_loop(self, x: Tensor, weights: Tensor, index: Tensor) -> Tensor:
         out = torch.zeros_like(x)
         for e in index.unique().tolist():
             token, slot = torch.where(index == e)
