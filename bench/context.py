@@ -69,9 +69,9 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "all": {},
     "no_gate": {"minConfidence": 0},
     "diffusion_only": {"contextSources": ["diffusion"]},
-    "no_retrieval": {"contextSources": ["diffusion", "causal"]},
+    "retrieval_only": {"contextSources": ["document", "workspace"]},
+    "no_workspace": {"contextSources": ["diffusion", "document"]},
     "no_edit": {"draftEdit": False},
-    "no_rescore": {"rescore": False},
 }
 REQUEST_TIMEOUT_S = 60.0
 GROUPS = ("family", "kind", "family_kind", "lang")

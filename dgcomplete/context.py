@@ -9,8 +9,10 @@ Sources, all text-only and bounded:
 
 * ``successor`` — lines that followed a line equal to the one above the cursor (any indexed document);
 * ``shape`` — the same, for a line of the same shape (identifiers, numbers and strings abstracted);
-* ``prefix`` — lines near the cursor (or in other open documents) that start with what is typed on the line;
-* ``above`` — the previous line at the cursor's indentation (a draft for the model to edit).
+* ``prefix`` — lines near the cursor (or in other open documents) that start with what is typed on the line.
+
+(The previous line at the cursor's indentation, as a draft for the model to edit, was tried and dropped: 0 of
+74 such candidates were right on the dev split, edited or not; ``bench/results/gate_fit.json`` history.)
 
 The index is kept incrementally: a change re-indexes only the lines it touched (and the two before them,
 whose "next line" may have changed), never the whole document per keystroke.
@@ -41,7 +43,7 @@ _KEYWORDS = frozenset(
 @dataclass
 class Draft:
     text: str  # what would be inserted at the cursor (after the part of the line already typed)
-    source: str  # successor | shape | prefix | above
+    source: str  # successor | shape | prefix
     strength: float  # how well the draft's surroundings matched the cursor's, 0..1
     here: bool  # found in the cursor's own document
 
@@ -233,17 +235,5 @@ class ContextIndex:
                 for bucket in buckets:
                     for full, n in (bucket or Counter()).most_common(MAX_BUCKET):
                         add(full, "prefix", 0.3 * min(1.0, n / 3), False)
-        if document:
-            # the previous line at the same indentation, as a draft for the model to edit
-            for x in reversed(lines_above[-12:]):
-                k = _key(x)
-                if not k:
-                    continue
-                ind = x[: len(x) - len(x.lstrip())]
-                if ind == indent:
-                    add(k, "above", 0.2, True)
-                    break
-                if len(ind) < len(indent):
-                    break
         ranked = sorted(out.values(), key=lambda d: -d.strength)
         return ranked[:limit]

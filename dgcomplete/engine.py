@@ -422,8 +422,20 @@ class Engine:
             cut = Candidate(t, c.score, c.source, dict(c.features))
             if t != c.text:
                 cut.features["cut"] = 1.0
-            cut.confidence = self.gate.confidence(cut) if cut.features else None
             kept.append(cut)
+        # independent sources that agree on a text (the model's sample and a retrieved line) are more often right
+        agree: dict[str, int] = {}
+        for c in kept:
+            agree[c.text] = agree.get(c.text, 0) + 1
+        typed = len(line_prefix.lstrip())
+        totals = sorted(((c.features.get("total", -99.0), c.text) for c in kept if c.features), reverse=True)
+        for c in kept:
+            if c.features:
+                c.features["agree"] = float(agree[c.text] - 1) + c.features.get("agree_draft", 0.0)
+                c.features["typed"] = float(typed)
+                other = next((t for t, x in totals if x != c.text), c.features.get("total", 0.0) - 5.0)
+                c.features["margin"] = c.features.get("total", 0.0) - other
+                c.confidence = self.gate.confidence(c)
         # best first: the gate's estimate when the candidates were scored, else the sampler's entropy
         kept.sort(key=lambda c: (-(c.confidence if c.confidence is not None else -1.0), c.score))
         seen: set[str] = set()

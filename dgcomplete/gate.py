@@ -21,8 +21,9 @@ from .types import Candidate
 
 log = logging.getLogger(__name__)
 
-SOURCES = ("diffusion", "successor", "shape", "prefix", "above")
-NUMERIC = ("mean_lp", "min_lp", "end_lp", "causal_lp", "tokens", "strength")
+SOURCES = ("diffusion", "successor", "shape", "prefix")
+NUMERIC = ("mean_lp", "min_lp", "end_lp", "causal_lp", "tokens", "strength", "agree", "cut", "typed", "margin")
+INTERACT = ("mean_lp", "min_lp", "end_lp", "margin", "typed", "strength")
 
 
 def feature_vector(c: Candidate) -> dict[str, float]:
@@ -31,10 +32,17 @@ def feature_vector(c: Candidate) -> dict[str, float]:
     base = c.source.removeprefix("edit:")
     x = {k: float(f.get(k, 0.0)) for k in NUMERIC}
     x["tokens"] = math.log1p(x["tokens"])
+    x["typed"] = math.log1p(x["typed"])
+    x["margin"] = max(-5.0, min(5.0, x["margin"]))
     for s in SOURCES:
         x[f"src_{s}"] = 1.0 if base == s else 0.0
     x["edited"] = 1.0 if c.source.startswith("edit:") else 0.0
     x["here"] = float(f.get("here", 0.0))
+    # what a score means depends on where the candidate came from: one slope per source
+    for s in SOURCES:
+        if x[f"src_{s}"]:
+            for k in INTERACT:
+                x[f"{s}*{k}"] = x[k]
     return x
 
 

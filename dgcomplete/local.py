@@ -199,7 +199,13 @@ class LocalInfiller:
             candidates = sorted(candidates, key=lambda c: c.score)[:rows]
         scored = 0
         if self.rescore and req.plan.kind.value != "range":
-            pool = candidates + [d for d in req.drafts if d.text not in {c.text for c in candidates}]
+            pool = list(candidates)
+            for d in req.drafts:  # a draft the model also sampled is scored once, and marked as agreeing
+                same = next((c for c in pool if c.text == d.text), None)
+                if same is None:
+                    pool.append(d)
+                else:
+                    same.features.update(d.features, agree_draft=1.0)
             candidates = self.score(cache, pool, head, typed, req.plan.single_line, cancel)
             scored = len(pool)
         t_score = time.perf_counter()

@@ -1,0 +1,192 @@
+"""Fit the show/hide gate (dgcomplete/gate.py) on the held-out *dev* split, in-process.
+
+Runs the engine (no LSP: every scored candidate is visible, not only the one shown) over the dev cases of
+:mod:`bench.heldout` with the gate open, labels each surviving candidate by whether its first line is exactly
+the expected one, fits a logistic regression over the gate's features (L2, full batch), and reports what the
+fitted gate would do: exact first line over all requests when the top candidate is shown, and the
+precision/coverage trade of the threshold. ``--write`` stores ``gate.json`` next to the model's config, with
+the threshold that reaches ``--target`` precision on dev. The test split is never used here (report it with
+``python -m bench.context --split test``).
+
+    python -m bench.gate_fit [--split dev] [--n N] [--target 0.6] [--write] [--out bench/results/gate_fit.json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import math
+import time
+from pathlib import Path
+from typing import Any
+
+from . import display_path, emit, heldout, machine_info, model_info, pct, resolve_model
+
+
+def first_line(s: str) -> str:
+    return s.split("\n", 1)[0].strip()
+
+
+async def collect(model: Path, split: str, n: int | None, threads: int, settings: dict[str, Any],
+                  log: Any = print) -> dict[str, Any]:
+    """Every candidate the engine keeps for each case, with its features and label."""
+    import torch
+
+    from dgcomplete.engine import Engine
+    from dgcomplete.gate import feature_vector
+    from dgcomplete.model import load_model
+
+    torch.set_num_threads(threads)
+    loaded = load_model(model)
+    eng = Engine(loaded, threads=threads)
+    await eng.start()
+    eng.settings.update({"min_confidence": 0.0, **settings})
+    data = heldout.load(split)
+    files, cases = data["files"], data["cases"]
+    if n:
+        step = max(1, len(cases) // n)
+        cases = cases[::step][:n]
+    rows: list[dict[str, Any]] = []
+    per_case: list[dict[str, Any]] = []
+    t_all = time.perf_counter()
+    for i, case in enumerate(cases):
+        lang = files[case["file"]]["lang"]
+        others = [o for o in case.get("others", []) if o in files]
+        for j, o in enumerate(others):
+            eng.open(f"file:///other{j}/{o}", heldout.other_text(files, o), 1, files[o]["lang"])
+        text, off = heldout.case_document(files, case)
+        uri = f"file:///case/{case['file']}"
+        eng.open(uri, text, 1, lang)
+        t0 = time.perf_counter()
+        comp = await eng.complete(uri, off, seed=i)
+        ms = (time.perf_counter() - t0) * 1e3
+        want = first_line(case["expected"])
+        cands = []
+        for c in comp.items:
+            ok = first_line(c.text) == want
+            cands.append({"text": c.text, "source": c.source, "x": feature_vector(c), "y": int(ok),
+                          "conf": c.confidence})
+        rows.extend({"case": case["id"], **c} for c in cands)
+        per_case.append({"id": case["id"], "family": heldout.family(lang), "kind": case["kind"], "ms": ms,
+                         "cands": cands, "any_exact": any(c["y"] for c in cands),
+                         "drafts": comp.stats.get("drafts", 0)})
+        eng.close(uri)
+        for j, o in enumerate(others):
+            eng.close(f"file:///other{j}/{o}")
+        if (i + 1) % 50 == 0:
+            log(f"  {i + 1}/{len(cases)} cases, {time.perf_counter() - t_all:.0f} s")
+    await eng.shutdown()
+    return {"rows": rows, "cases": per_case, "model": model_info(loaded)}
+
+
+def fit(rows: list[dict[str, Any]], l2: float = 1e-2, steps: int = 500) -> tuple[dict[str, float], float]:
+    """Logistic regression over the feature dicts (torch, LBFGS)."""
+    import torch
+
+    names = sorted({k for r in rows for k in r["x"]})
+    x = torch.tensor([[r["x"].get(k, 0.0) for k in names] for r in rows], dtype=torch.float64)
+    y = torch.tensor([r["y"] for r in rows], dtype=torch.float64)
+    w = torch.zeros(len(names), dtype=torch.float64, requires_grad=True)
+    b = torch.zeros((), dtype=torch.float64, requires_grad=True)
+    opt = torch.optim.LBFGS([w, b], max_iter=steps, line_search_fn="strong_wolfe")
+
+    def closure() -> torch.Tensor:
+        opt.zero_grad()
+        loss = torch.nn.functional.binary_cross_entropy_with_logits(x @ w + b, y) + l2 * (w * w).sum()
+        loss.backward()
+        return loss
+
+    opt.step(closure)
+    return {k: round(float(v), 5) for k, v in zip(names, w.detach(), strict=True)}, round(float(b.detach()), 5)
+
+
+def confidence(x: dict[str, float], weights: dict[str, float], bias: float) -> float:
+    z = bias + sum(w * x.get(k, 0.0) for k, w in weights.items())
+    return 1 / (1 + math.exp(-max(-50, min(50, z))))
+
+
+def evaluate(cases: list[dict[str, Any]], weights: dict[str, float], bias: float) -> dict[str, Any]:
+    """Top candidate per case by the gate, and the precision/coverage curve over thresholds."""
+    tops = []
+    for c in cases:
+        if not c["cands"]:
+            tops.append((0.0, 0))
+            continue
+        best = max(c["cands"], key=lambda r: confidence(r["x"], weights, bias))
+        tops.append((confidence(best["x"], weights, bias), best["y"]))
+    n = len(cases)
+    curve = []
+    for t in [i / 100 for i in range(0, 96)]:
+        shown = [y for p, y in tops if p >= t and (p > 0 or t == 0)]
+        if not shown:
+            break
+        curve.append({"threshold": t, "coverage": round(len(shown) / n, 4),
+                      "precision": round(sum(shown) / len(shown), 4), "exact_all": round(sum(shown) / n, 4)})
+    return {"n": n, "top_exact": round(sum(y for _, y in tops) / n, 4),
+            "oracle_any_candidate": round(sum(c["any_exact"] for c in cases) / n, 4), "curve": curve}
+
+
+def pick_threshold(curve: list[dict[str, Any]], target: float) -> dict[str, Any] | None:
+    """The lowest threshold whose precision, and that of every higher one with some coverage, reaches target."""
+    ok = None
+    for row in reversed(curve):
+        if row["precision"] < target:
+            break
+        ok = row
+    return ok
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--split", default="dev", choices=["dev"], help="fit on dev only (test is for reporting)")
+    ap.add_argument("--n", type=int, default=None)
+    ap.add_argument("--model", default=None)
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--target", type=float, default=0.6)
+    ap.add_argument("--l2", type=float, default=1e-2)
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=JSON", help="engine settings")
+    ap.add_argument("--write", action="store_true", help="store gate.json in the model directory")
+    ap.add_argument("--out", default=None)
+    ap.add_argument("--rows", default=None, help="reuse (or, with --save-rows, write) collected candidates")
+    ap.add_argument("--save-rows", action="store_true")
+    a = ap.parse_args(argv)
+    model = resolve_model(a.model)
+    settings = {k: json.loads(v) for k, v in (s.split("=", 1) for s in a.set)}
+    t0 = time.perf_counter()
+    if a.rows and not a.save_rows:
+        got = json.loads(Path(a.rows).read_text())
+    else:
+        got = asyncio.run(collect(model, a.split, a.n, a.threads, settings))
+        if a.rows:
+            Path(a.rows).write_text(json.dumps(got))
+    weights, bias = fit(got["rows"], a.l2)
+    ev = evaluate(got["cases"], weights, bias)
+    chosen = pick_threshold(ev["curve"], a.target)
+    by_source: dict[str, list[int]] = {}
+    for r in got["rows"]:
+        by_source.setdefault(r["source"], []).append(r["y"])
+    res = {
+        "what": "gate fitted on the held-out dev split (in-process engine, gate open)",
+        "split": a.split, "settings": settings, "target_precision": a.target, "l2": a.l2,
+        "weights": weights, "bias": bias, "threshold": chosen,
+        "evaluation": ev,
+        "candidates": len(got["rows"]), "positives": sum(r["y"] for r in got["rows"]),
+        "by_source": {k: {"n": len(v), "exact": sum(v)} for k, v in sorted(by_source.items())},
+        "latency_ms": {"p50": pct([c["ms"] for c in got["cases"]], 50),
+                       "p95": pct([c["ms"] for c in got["cases"]], 95)},
+        "model": got["model"], "machine": machine_info(), "wall_s": round(time.perf_counter() - t0, 1),
+    }
+    if a.write:
+        path = model / "gate.json"
+        path.write_text(json.dumps({
+            "weights": weights, "bias": bias, "threshold": chosen["threshold"] if chosen else None,
+            "fitted_on": f"bench.heldout dev split ({ev['n']} cases), python -m bench.gate_fit",
+            "target_precision": a.target}, indent=1) + "\n")
+        res["written"] = display_path(path)
+    emit(res, a.out)
+    return res
+
+
+if __name__ == "__main__":
+    main()

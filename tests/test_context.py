@@ -1,0 +1,185 @@
+"""Context-seeded suggestions: the retrieval index, the strict soundness checks, the gate, the scorer."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+
+from dgcomplete.context import ContextIndex, shape
+from dgcomplete.gate import Gate, feature_vector
+from dgcomplete.syntax.strict import glues, python_sound, sound
+from dgcomplete.types import Candidate
+
+SRC = """class Point:
+    def __init__(self, x, y, z):
+        self.x = x
+        self.y = y
+        self.z = z
+
+    def total(self):
+        return self.x + self.y + self.z
+
+
+def main():
+    p = Point(1, 2, 3)
+    print(p.total())
+"""
+
+
+def maps_of(idx: ContextIndex, uri: str) -> tuple[dict, dict, dict]:
+    m = idx.docs[uri].maps
+    return (dict(m.succ), dict(m.shape_succ), dict(m.by_head))
+
+
+def test_successor_and_prefix_drafts():
+    idx = ContextIndex()
+    other = "def f(a):\n    if a is None:\n        raise ValueError(a)\n    return a\n"
+    idx.open("file:///o.py", "python", other)
+    text = "def g(b):\n    if b is None:\n        \n"
+    idx.open("file:///t.py", "python", text)
+    off = text.index("        \n") + 8
+    drafts = idx.drafts("file:///t.py", "python", text, off)
+    # "if b is None:" was never followed by anything, but a line of its shape was
+    assert [(d.text, d.source) for d in drafts] == [("raise ValueError(a)", "shape")]
+    text2 = "def g(a):\n    if a is None:\n        \n"
+    idx.open("file:///t.py", "python", text2)
+    d = idx.drafts("file:///t.py", "python", text2, text2.index("        \n") + 8)
+    assert d and d[0].text == "raise ValueError(a)" and d[0].source == "successor" and not d[0].here
+    # the workspace switched off: nothing from the other document
+    assert not idx.drafts("file:///t.py", "python", text2, text2.index("        \n") + 8, workspace=False)
+    # typed characters select lines that start with them (nearest first)
+    text3 = SRC + "    p = Po"
+    idx.open("file:///u.py", "python", text3)
+    d = idx.drafts("file:///u.py", "python", text3, len(text3), workspace=False)
+    assert d[0].text == "int(1, 2, 3)" and d[0].source == "prefix" and d[0].here
+    # another language's documents are never consulted
+    idx.open("file:///x.js", "javascript", "if (a is None):\n  raise ValueError(a)\n")
+    assert all(x.text != "raise ValueError(a)" or not x.here for x in idx.drafts(
+        "file:///t.py", "python", text2, text2.index("        \n") + 8))
+
+
+def test_shape_abstracts_names_numbers_and_strings():
+    assert shape('self.a = a + 1  # "x"') == shape("self.b = b + 22  # 'y'")
+    assert shape("return a") != shape("yield a")
+
+
+def test_incremental_index_equals_a_fresh_one():
+    """Random edits through the engine's change path leave the index as a full rebuild would."""
+    from dgcomplete.engine import Engine
+
+    eng = Engine(None)
+    uri = "file:///r.py"
+    eng.open(uri, SRC, 1, "python")
+    rnd = random.Random(0)
+    for v in range(2, 80):
+        text = eng.session(uri).doc.text
+        lines = text.split("\n")
+        a = rnd.randrange(len(lines))
+        b = min(len(lines) - 1, a + rnd.randrange(3))
+        ca = rnd.randrange(len(lines[a]) + 1)
+        cb = rnd.randrange(len(lines[b]) + 1) if b > a else rnd.randrange(ca, len(lines[a]) + 1)
+        new = rnd.choice(["", "x", "self.q = q\n", "\n", "    return 1\n    ", "if a:\n        b\n", "\r\n"])
+        eng.change(uri, v, [((a, ca, b, cb), new)])
+        fresh = ContextIndex()
+        fresh.open(uri, "python", eng.session(uri).doc.text)
+        assert eng.context.lines_of(uri) == fresh.lines_of(uri)
+        assert maps_of(eng.context, uri) == maps_of(fresh, uri)
+    eng.close(uri)
+    assert uri not in eng.context.docs
+
+
+def test_index_is_bounded():
+    from dgcomplete import context as cx
+
+    idx = ContextIndex()
+    idx.open("file:///big.py", "python", "x = 1\n" * (cx.MAX_DOC_LINES + 1))
+    assert "file:///big.py" not in idx.docs  # too many lines: not indexed (the local scan still works)
+    long = "y = '" + "a" * (cx.MAX_LINE_CHARS + 10) + "'\n"
+    idx.open("file:///long.py", "python", long * 3)
+    assert not idx.docs["file:///long.py"].maps.succ  # lines over the cap contribute nothing
+    many = "".join(f"v{i} = {i}\n" for i in range(cx.MAX_BUCKET * 3))
+    idx.open("file:///many.py", "python", many)
+    assert all(len(c) <= cx.MAX_BUCKET for c in idx.docs["file:///many.py"].maps.by_head.values())
+
+
+def test_python_parser_catches_what_tree_sitter_lets_through():
+    text = "def f(x):\n    return \n\n\ndef g():\n    pass\n"
+    off = text.index("return ") + len("return ")
+    assert sound(text, off, "x + 1", "python") == ""
+    assert sound(text, off, "return x", "python") == "python_parser"  # `return return x`
+    text2 = "def f(items):\n    for \n"
+    assert not python_sound(text2, text2.index("for ") + 4, "iter")  # `for iter` is no statement
+    assert python_sound(text2, text2.index("for ") + 4, "x in items:\n        pass")
+    # a file broken elsewhere: the parser cannot tell, tree-sitter's verdict stands
+    broken = "def f(x):\n    return \n    y = (\n"
+    assert python_sound(broken, broken.index("return ") + 7, "return x")
+
+
+def test_no_identifier_glue_mid_line():
+    text = "    return parse(val);\n"
+    off = text.index("parse")
+    assert glues(text, off, "value")
+    assert not glues(text, off, "value + ")
+    assert not glues("x = \n", 4, "value")
+    assert sound(text, off, "value", "javascript") == "glues"
+
+
+def test_gate_prior_and_file(tmp_path):
+    g = Gate.load(None)
+    good = Candidate("x", source="prefix", features={"mean_lp": -0.2, "end_lp": -0.1, "strength": 0.9})
+    bad = Candidate("x", source="prefix", features={"mean_lp": -6.0, "end_lp": -3.0, "strength": 0.9})
+    assert 0 <= g.confidence(bad) < g.confidence(good) <= 1
+    (tmp_path / "gate.json").write_text('{"weights": {"src_prefix": 3.0}, "bias": -1.0}')
+    fitted = Gate.load(tmp_path)
+    assert fitted.confidence(good) > fitted.confidence(Candidate("x", source="diffusion", features={"a": 1.0}))
+    (tmp_path / "gate.json").write_text('{"weights": {"mean_lp": NaN}, "bias": 0}')
+    assert Gate.load(tmp_path).fitted_on.startswith("prior")  # a broken file falls back, never raises
+    x = feature_vector(Candidate("t", source="edit:successor", features={"mean_lp": -1.0, "tokens": 3}))
+    assert x["edited"] == 1.0 and x["src_successor"] == 1.0 and x["successor*mean_lp"] == -1.0
+
+
+def test_scorer_ranks_drafts_and_reports_features(tiny_mask_model):
+    """Real (tiny, random) checkpoint: every candidate gets the scorer's features, drafts included."""
+    from dgcomplete.local import LocalInfiller
+    from dgcomplete.model import load_model
+    from dgcomplete.types import InfillRequest, SpanKind, SpanPlan
+
+    inf = LocalInfiller(load_model(tiny_mask_model))
+    req = InfillRequest("def f(a):\n    return ", "\n", SpanPlan(SpanKind.LINE, 1, 16), "python", seed=0,
+                        doc_key="k", drafts=[Candidate("a + 1", source="successor", features={"strength": 1.0})])
+    res = inf.infill(req)
+    assert res.stats["scored"] >= 1 and any(c.source == "successor" for c in res.candidates)
+    for c in res.candidates:
+        assert {"mean_lp", "min_lp", "end_lp", "tokens", "total"} <= set(c.features)
+        assert c.features["mean_lp"] <= 0 and c.features["min_lp"] <= c.features["mean_lp"] + 1e-6
+    totals = [c.features["total"] for c in res.candidates]
+    assert res.candidates and len(totals) == len(res.candidates)
+    # only the drafts: no sampling at all
+    only = inf.infill(InfillRequest("def f(a):\n    return ", "\n", SpanPlan(SpanKind.LINE, 1, 16), "python",
+                                    seed=0, doc_key="k", sample=False, drafts=req.drafts))
+    assert [c.text for c in only.candidates if not c.source.startswith("edit:")] == ["a + 1"]
+    assert only.stats["steps"] == 0
+
+
+@pytest.mark.parametrize("floor,shown", [(0.0, True), (1.0, False)])
+def test_gate_hides_below_min_confidence(tiny_mask_model, floor, shown):
+    from dgcomplete.engine import Engine
+    from dgcomplete.model import load_model
+
+    eng = Engine(load_model(tiny_mask_model), threads=1)
+    eng.settings["min_confidence"] = floor
+    text = "def f(a):\n    return a + 1\n\n\ndef g(a):\n    return \n"
+    eng.open("file:///g.py", text, 1, "python")
+
+    async def go():
+        return await eng.complete("file:///g.py", text.rindex("return ") + 7, seed=0)
+
+    comp = asyncio.run(go())
+    if shown:
+        assert comp.items and all(c.confidence is not None for c in comp.items)
+        assert "a + 1" in [c.text for c in comp.items]  # the retrieved line survives and is ranked
+        assert comp.items == sorted(comp.items, key=lambda c: -(c.confidence or 0))
+    else:
+        assert comp.items == [] and "confidence gate" in comp.reason
