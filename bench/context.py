@@ -12,8 +12,8 @@ Reported, over all requests and by language family (python / js) and kind (whole
 * ``shown``: share of requests that got an item; ``precision``: exact among shown;
 * ``parse_rate``: shown items whose edit leaves the file parsing at least as well as before (tree-sitter
   ERROR/MISSING count not higher; for Python also ``ast.parse`` of the whole file when it parsed before);
-* ``length_ratio``: median ``committed_tokens`` / expected tokens (the model's tokenizer) over shown items,
-  or the shown/expected character ratio when the engine does not report ``committed_tokens`` (``length_unit``
+* ``length_ratio``: median shown tokens / expected tokens (the model's tokenizer) over shown items,
+  or the shown/expected character ratio when no tokenizer is at hand (``length_unit``
   says which; ``char_ratio`` is always given);
 * latency p50/p95 measured by the client (one warm-up request first, not counted);
 * two baselines that need no daemon: ``prev_line_same_indent`` (suggest the nearest line above at the same
@@ -270,7 +270,8 @@ async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dic
         conf = last.get("confidence")
         rec["confidence"] = float(conf) if isinstance(conf, (int, float)) else None
         rec["source"] = last.get("source") if isinstance(last.get("source"), str) else None
-        ct = last.get("committed_tokens")
+        # the length of what is shown (after the typed part), in the model's tokens: whatever its source
+        ct = len(tokenizer.encode(rec["text"])) if tokenizer is not None and rec["shown"] else last.get("committed_tokens")
         rec["committed_tokens"] = ct if isinstance(ct, (int, float)) and rec["shown"] else None
         rec["expected_tokens"] = len(tokenizer.encode(case["expected"])) if tokenizer is not None else None
         rec["server_ms"] = last.get("ms")

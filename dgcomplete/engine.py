@@ -295,7 +295,7 @@ class Engine:
             items = []
         t_post = time.perf_counter()
         if items:
-            s.warm = WarmStart(text[:offset], items[0].text)
+            s.warm = WarmStart(text[:offset], items[0].text, items[0].confidence)
         stats = dict(result.stats)
         stats.update({
             "plan": plan.kind.value, "plan_reason": plan.reason, "max_tokens": plan.max_tokens,
@@ -321,8 +321,14 @@ class Engine:
         self.context.touch(s.uri)
         found = self.context.drafts(s.uri, s.lang, text, offset, limit=3, document="document" in sources,
                                     workspace="workspace" in sources)
-        return [Candidate(d.text, source=d.source, features={"strength": d.strength, "here": float(d.here)})
-                for d in found]
+        out = [Candidate(d.text, source=d.source, features={"strength": d.strength, "here": float(d.here)})
+               for d in found]
+        # typing through a shown suggestion: its rest stays a candidate, with the confidence it was shown with
+        rest = s.warm.rest(text[:offset]) if s.warm is not None and s.warm.confidence is not None else None
+        if rest is not None:
+            out = [c for c in out if c.text != rest]
+            out.insert(0, Candidate(rest, source="warm", features={"prior": float(s.warm.confidence or 0.0)}))
+        return out
 
     async def _run_infill(self, req: InfillRequest, token: CancelToken, s: Session | None,
                           text: str, offset: int) -> InfillResult:

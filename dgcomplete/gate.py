@@ -68,6 +68,8 @@ class Gate:
             return cls()
 
     def confidence(self, c: Candidate) -> float:
+        if c.source == "warm":  # the rest of a suggestion being typed through keeps the confidence it had
+            return float(c.features.get("prior", 0.0))
         x = feature_vector(c)
         z = self.bias + sum(w * x.get(k, 0.0) for k, w in self.weights.items())
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))

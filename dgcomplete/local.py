@@ -43,6 +43,16 @@ class PrefixState:
 class WarmStart:
     prefix: str  # the prefix the last suggestion was computed for
     middle: str  # the suggestion
+    confidence: float | None = None  # the gate's estimate when it was shown
+
+    def rest(self, prefix: str) -> str | None:
+        """What is left of the suggestion after the user typed part of it (None: they typed something else)."""
+        if not prefix.startswith(self.prefix):
+            return None
+        typed = prefix[len(self.prefix) :]
+        if self.middle.startswith(typed) and len(self.middle) > len(typed):
+            return self.middle[len(typed) :]
+        return None
 
 
 class LocalInfiller:
@@ -280,7 +290,7 @@ class LocalInfiller:
         for i, c in enumerate(cands):
             n = len(enc[i])
             out.append(self._scored(c, tgt_lp[i, :n].tolist(), float(tgt_lp[i, n]), enc[i], causal, c.source))
-            if self.draft_edit and c.source != "diffusion" and n:
+            if self.draft_edit and c.source not in ("diffusion", "warm") and n:
                 edited = self._edit(enc[i], tgt_lp[i, :n], best_lp[i, :n], best[i, :n], typed)
                 if edited is not None:
                     ids, lps = edited

@@ -183,3 +183,33 @@ def test_gate_hides_below_min_confidence(tiny_mask_model, floor, shown):
         assert comp.items == sorted(comp.items, key=lambda c: -(c.confidence or 0))
     else:
         assert comp.items == [] and "confidence gate" in comp.reason
+
+
+def test_typing_through_keeps_the_suggestion(tiny_mask_model):
+    """A shown suggestion stays shown (its rest, same confidence) while the user types what it says."""
+    from dgcomplete.engine import Engine
+    from dgcomplete.model import load_model
+
+    eng = Engine(load_model(tiny_mask_model), threads=1)
+    text = "def f(a):\n    return a + 1\n\n\ndef g(a):\n    return \n"
+    uri = "file:///w.py"
+    eng.open(uri, text, 1, "python")
+    off = text.rindex("return ") + 7
+    eng.settings.update(min_confidence=0.0, context_sources=["document"])  # retrieval only: "a + 1" on top
+
+    async def at(o: int):
+        return await eng.complete(uri, o, seed=0)
+
+    first = asyncio.run(at(off))
+    shown = first.items[0]
+    assert shown.text == "a + 1"
+    eng.settings["min_confidence"] = (shown.confidence or 0.0) - 1e-6  # the gate lets exactly this one through
+    typed = shown.text[:1]
+    eng.change(uri, 2, [((5, 11, 5, 11), typed)])
+    nxt = asyncio.run(at(off + 1))
+    assert nxt.items and nxt.items[0].text == shown.text[1:] and nxt.items[0].source == "warm"
+    assert nxt.items[0].confidence == shown.confidence
+    # typing something else: no warm candidate any more
+    eng.change(uri, 3, [((5, 12, 5, 12), "\u00e9")])
+    other = asyncio.run(at(off + 2))
+    assert all(c.source != "warm" for c in other.items)
