@@ -3,11 +3,13 @@
     python -m bench.heldout            # fetch (cached under data/heldout-src/), build bench/data/heldout/
 
 Why a set of our own: HumanEval/SantaCoder are for reporting, never tuning, and our corpus dev split is from
-the packages we trained on.  These eight packages are in neither the corpus manifest
+the packages we trained on.  These twelve packages are in neither the corpus manifest
 (``dgcomplete/train/corpus_manifest.json``) nor the reserved list (``tomlkit``, ``jsonschema``,
 ``python-dateutil``, ``luxon``, ``immer``: kept for an external check), nor ``../shared/data``; the builder
-refuses to run if that stops being true.  Split *by package*: two Python and two JS/TS packages are ``dev``
-(tune on them), the other four are ``test`` (report only).
+refuses to run if that stops being true.  Split *by package*: four Python and four JS/TS packages are
+``dev`` (tune on them, ~600 cases), two Python and two JS/TS packages are ``test`` (report only, ~300
+cases).  New packages are appended to :data:`PACKAGES`: a split draws its packages' cases in that order from
+one random stream, so appending leaves every earlier case (and the other split) byte-identical.
 
 Sources (exact versions, sha256-pinned; archives are cached, never committed), all permissively licensed:
 
@@ -22,6 +24,10 @@ js-yaml                    4.1.0      MIT           js     dev    npm tarball (`
 cac                        6.7.14     MIT           ts     dev    npm tarball (``deno``: the TypeScript source)
 qs                         6.13.0     BSD-3-Clause  js     test   npm tarball (``lib``)
 @tanstack/query-core       5.59.0     MIT           ts     test   npm tarball (``src``, without ``__tests__``)
+wrapt                      1.16.0     BSD-2-Clause  py     dev    PyPI sdist (``src/wrapt``)
+sortedcontainers           2.4.0      Apache-2.0    py     dev    PyPI sdist (``sortedcontainers``)
+postcss                    8.4.47     MIT           js     dev    npm tarball (``lib``)
+prosemirror-model          1.23.0     MIT           ts     dev    npm tarball (``src``)
 =========================  =========  ============  =====  =====  ===============================================
 
 Cases are built the way an editor sees them (fixed seed): *whole-line*: a code line (not a comment, not inside
@@ -63,7 +69,7 @@ CACHE = ROOT / "data" / "heldout-src"
 OUT = Path(__file__).resolve().parent / "data" / "heldout"
 MANIFEST = ROOT / "dgcomplete" / "train" / "corpus_manifest.json"
 RESERVED = ("tomlkit", "jsonschema", "python-dateutil", "dateutil", "luxon", "immer")
-CASES_PER_PACKAGE = 75  # 4 packages per split -> ~300 cases per split
+CASES_PER_PACKAGE = 75  # 8 dev packages -> ~600 cases, 4 test packages -> ~300
 MIN_FILE, MAX_FILE = 1_000, 60_000  # bytes
 OTHERS_MAX_CHARS = 30_000
 MAX_OTHERS = 2
@@ -106,6 +112,15 @@ PACKAGES: tuple[Package, ...] = (
             "abffeabbdedc8e466c1bd75227e14ceb76e77f61be475dfcee0d3bbe6dd608fd", r"^lib/.*\.js$"),
     Package("@tanstack/query-core", "5.59.0", "MIT", "npm", "test", "tanstack-query-core-5.59.0.tgz",
             "2586579316ffc0957be3c4c33e2f9dfa7732b55c15013b7139244d2ab60d27fc", r"^src/.*\.tsx?$"),
+    # Added later, appended so that a split's random stream draws the earlier packages' cases as before:
+    Package("wrapt", "1.16.0", "BSD-2-Clause", "pypi", "dev", "wrapt-1.16.0.tar.gz",
+            "5f370f952971e7d17c7d1ead40e49f32345a7f7a5373571ef44d800d06b1899d", r"^src/wrapt/.*\.py$"),
+    Package("sortedcontainers", "2.4.0", "Apache-2.0", "pypi", "dev", "sortedcontainers-2.4.0.tar.gz",
+            "25caa5a06cc30b6b83d11423433f65d1f9d76c4c6a0c90e3379eaa43b9bfdb88", r"^sortedcontainers/.*\.py$"),
+    Package("postcss", "8.4.47", "MIT", "npm", "dev", "postcss-8.4.47.tgz",
+            "44a914dfbc884f6fc10fbc56653a989f0c601b2a2fcf0713fae1b6fd62ee2a60", r"^lib/.*\.js$"),
+    Package("prosemirror-model", "1.23.0", "MIT", "npm", "dev", "prosemirror-model-1.23.0.tgz",
+            "fbf2f7bcab14121b3e4e15e880f961a159f34f838ca10296df60c5c216c639f5", r"^src/.*\.ts$"),
 )
 
 LANGUAGE_IDS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
