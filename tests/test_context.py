@@ -213,3 +213,26 @@ def test_typing_through_keeps_the_suggestion(tiny_mask_model):
     eng.change(uri, 3, [((5, 12, 5, 12), "\u00e9")])
     other = asyncio.run(at(off + 2))
     assert all(c.source != "warm" for c in other.items)
+
+
+def test_retrieval_stays_bounded_with_many_and_binary_documents():
+    from dgcomplete import context as cx
+
+    idx = ContextIndex()
+    for i in range(40):  # 40 open documents; each "knows" its own successor of `if ready:`
+        idx.open(f"file:///d{i}.py", "python", f"if ready:\n    go_{i}()\n")
+    text = "if ready:\n    \n"
+    idx.open("file:///t.py", "python", text)
+    d = idx.drafts("file:///t.py", "python", text, text.index("    \n") + 4, limit=100)
+    seen = {x.text for x in d}
+    assert seen and seen <= {f"go_{i}()" for i in range(40 - ContextIndex.MAX_DOCS_QUERIED, 40)}
+    # binary junk: indexed without error, its long lines ignored, lookups still answer
+    junk = bytes(range(256)).decode("latin-1") * 40 + "\n\x00\x01\n"
+    idx.open("file:///bin.py", "python", junk)
+    assert idx.drafts("file:///bin.py", "python", junk, len(junk)) == []
+    # the total is bounded: the least recently used documents leave the index first
+    big = "x = 1\n" * (cx.MAX_DOC_LINES - 10)
+    for i in range(5):
+        idx.open(f"file:///big{i}.py", "python", big)
+    assert idx.total <= cx.MAX_TOTAL_LINES + cx.MAX_DOC_LINES
+    assert "file:///d0.py" not in idx.docs
