@@ -1,7 +1,12 @@
-"""What to fill: token-level layout of an infilling request.
+"""What to fill: token-level layout of a denoising request, and its commit back to text.
 
     encoder input : [<bos>] prefix tokens                 (cached per document, reused across keystrokes)
     canvas        : free x N (noise | <mask> | warm start) | suffix head x K (clean, clamped)
+
+A request is a :class:`Prepared` canvas (built here by :func:`build_canvas` for completions, or by
+``edit.ModelFiller`` for rewrites, with :func:`draw_noise` for every noise slot); the local backend's one
+decoding core (``LocalInfiller.denoise_canvas``) encodes the prefix and denoises it, and :func:`commit` +
+:func:`detokenize` turn the result back into text.
 
 Also the prefix window (which part of a long file the model sees, chosen so it moves rarely and the cache
 survives) and token healing (a cursor inside a word backs up to the word start and constrains the first
@@ -11,6 +16,7 @@ free token to agree with what was typed).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import torch
@@ -72,6 +78,44 @@ def suffix_head(tok: Tokenizer, suffix: str, k: int) -> list[int]:
     return ids[:k]
 
 
+def draw_noise(shape: tuple[int, ...], generator: torch.Generator | None, *, vocab_size: int,
+               noise_ids: Tensor | None = None) -> Tensor:
+    """Uniform noise tokens (from ``noise_ids`` when given: ordinary tokens only): the one noise draw, for
+    starting canvases and for the sampler's renoising."""
+    if noise_ids is None:
+        return torch.randint(0, vocab_size, shape, generator=generator)
+    return noise_ids[torch.randint(0, len(noise_ids), shape, generator=generator)]
+
+
+def start_slots(n: int, generator: torch.Generator | None, *, mode: str, vocab_size: int, mask_id: int | None,
+                noise_ids: Tensor | None = None) -> Tensor:
+    """Starting tokens of ``n`` free slots: ``<mask>`` in mask mode, noise otherwise."""
+    if mode == "mask":
+        return torch.full((n,), mask_id if mask_id is not None else 0, dtype=torch.long)
+    return draw_noise((n,), generator, vocab_size=vocab_size, noise_ids=noise_ids)
+
+
+@dataclass
+class Prepared:
+    """A canvas ready for the decoding core: the prefix text (encoded, through the per-document cache) and
+    the canvas [B, C] whose first F columns hold the slots, ``free`` [B, F] marking the denoised ones (the
+    rest, and every column after F, the suffix head among them, are clamped)."""
+
+    prefix: str
+    canvas: Tensor
+    free: Tensor
+    generator: torch.Generator | None = None
+    logit_bias: Tensor | None = None  # [F, V], 0 / -inf
+    warm: bool = False  # the free slots hold a guess (warm start), not noise
+    renoise_hook: Callable[[Tensor, int], Tensor | None] | None = None
+    max_steps: int | None = None  # None: the sampler's
+
+
+def span_canvas(slots: list[int], free: list[bool], head: list[int]) -> tuple[Tensor, Tensor]:
+    """One row: the given slots then the suffix head (an edit's canvas, laid out as in training)."""
+    return torch.tensor([slots + head], dtype=torch.long), torch.tensor([free], dtype=torch.bool)
+
+
 def build_canvas(
     n_free: list[int],
     head: list[int],
@@ -93,12 +137,7 @@ def build_canvas(
     pad = fill_id if fill_id is not None else 0
     rows, free = [], torch.zeros(len(n_free), f, dtype=torch.bool)
     for i, n in enumerate(n_free):
-        if mode == "mask":
-            start = torch.full((n,), mask_id if mask_id is not None else 0, dtype=torch.long)
-        elif noise_ids is not None:
-            start = noise_ids[torch.randint(0, len(noise_ids), (n,), generator=generator)]
-        else:
-            start = torch.randint(0, vocab_size, (n,), generator=generator)
+        start = start_slots(n, generator, mode=mode, vocab_size=vocab_size, mask_id=mask_id, noise_ids=noise_ids)
         if warm:
             w = torch.tensor(warm[:n] + ([fill_id] * (n - len(warm)) if fill_id is not None else []), dtype=torch.long)
             start[: len(w)] = w
@@ -122,11 +161,47 @@ def healing_bias(tok: Tokenizer, typed: str, f: int, vocab_size: int) -> Tensor 
     return bias
 
 
-def middle_tokens(row: Tensor, n_free: int, stop_ids: set[int]) -> list[int]:
-    """The committed middle: free tokens up to the first filler/EOS/pad."""
+def commit(tokens: list[int], stop_ids: set[int], origin: list[int] | None = None, *,
+           open_end: bool = True) -> tuple[list[int], list[int]]:
+    """The committed span of a denoised row: (tokens, origin) with the filler/EOS/pad/mask tokens taken out.
+
+    ``origin[k]`` is the index of the original token slot ``k`` held (an edit's canvas), -1 for a new slot;
+    None: every slot is new (a completion). With ``open_end`` the span ends at the first stop token after
+    the last original slot, as in training (``m1 .. mk <fill> .. <fill>``); a stop token on or among the
+    original slots deletes just that slot (cutting there would drop the rest of a rewritten selection).
+    Without it (a clamped edit) every stop token is just removed.
+    """
+    origin = [-1] * len(tokens) if origin is None else origin
+    tail = max((k for k, o in enumerate(origin) if o >= 0), default=-1) + 1
     out: list[int] = []
-    for t in row[:n_free].tolist():
+    kept: list[int] = []
+    for k, t in enumerate(tokens):
         if t in stop_ids:
-            break
+            if open_end and k >= tail:
+                break
+            continue
         out.append(t)
-    return out
+        kept.append(origin[k])
+    return out, kept
+
+
+def detokenize(tok: Tokenizer, tokens: list[int], origin: list[int] | None = None, original: str = "",
+               ids: list[int] | None = None, offsets: list[tuple[int, int]] | None = None) -> str:
+    """Text of committed tokens. For an edit, an original token still in its slot keeps its exact text (up
+    to the next original token: whatever lay between them, too); runs of new tokens are decoded."""
+    if origin is None or ids is None or offsets is None:
+        return tok.decode(tokens)
+    parts: list[str] = []
+    run: list[int] = []
+    for t, o in zip(tokens, origin, strict=True):
+        if o >= 0 and t == ids[o]:
+            if run:
+                parts.append(tok.decode(run))
+                run = []
+            hi = offsets[o + 1][0] if o + 1 < len(offsets) else len(original)
+            parts.append(original[offsets[o][0] : hi])
+        else:
+            run.append(t)
+    if run:
+        parts.append(tok.decode(run))
+    return "".join(parts)

@@ -1,11 +1,11 @@
 """Diffusion edits of a range: rewrite, repair syntax, fill holes (engine level: no LSP types).
 
 The algorithms are written against a :data:`Filler` (one :class:`SpanJob` in, the span's new text out), so
-they can be tested with a scripted filler; :class:`ModelFiller` is the real one. It composes the local
-infiller's public pieces (the per-document prefix cache, the canvas helpers, the sampler) and runs on the
-engine's model thread:
+they can be tested with a scripted filler; :class:`ModelFiller` is the real one: a canvas *builder* on the
+local backend's decoding core (``LocalInfiller.denoise_canvas``, which encodes the prefix through the
+per-document cache and denoises), run on the engine's model thread:
 
-    encoder input : [<bos>] prefix tokens                              (cached per document)
+    encoder input : [<bos>] prefix tokens                              (cached per document, by the core)
     canvas        : span tokens (noised | warm | clamped) + inserted slots + <fill> slack | suffix head (clamped)
 
 Safety is decided here, once, for every command (:func:`judge`, :func:`confine`):
@@ -18,14 +18,16 @@ Offsets are code points into the document text.
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from . import syntax
-from .types import CancelToken
+from .types import Cancelled, CancelToken
+
+if TYPE_CHECKING:
+    from .local import LocalInfiller
 
 # ---- results -----------------------------------------------------------------------------------------------
 
@@ -456,43 +458,43 @@ def _shape_fill(cand: str, inline: bool) -> str:
     return cand.lstrip("\r\n").rstrip()
 
 
-# ---- the model -------------------------------------------------------------------------------------------
+# ---- the model: a canvas builder on the local backend's decoding core ------------------------------------
+class WorkBound(Cancelled):
+    """An edit asked for more decoder passes than one command may spend (the bound keeps the model thread
+    from being held for minutes by one long selection)."""
+
+
 class ModelFiller:
     """Denoises :class:`SpanJob` s with the resident model; call it on the engine's model thread only.
 
+    Builds each canvas (span tokens noised | kept, inserted slots, ``<fill>`` slack, then the suffix head)
+    and hands it to :meth:`LocalInfiller.denoise_canvas`, which encodes the prefix through the document's
+    cache and denoises; :func:`canvas.commit` and :func:`canvas.detokenize` turn the tokens back into text.
     A middle longer than the canvas is done in consecutive chunks, each seeing the already rewritten chunks
     as prefix and the rest as suffix. ``on_step(step, max_steps)`` runs between denoising steps (progress,
-    staleness checks); ``cancel`` stops within one step.
+    staleness checks); ``cancel`` stops within one step; after ``max_passes`` decoder passes in all the job
+    stops with :class:`WorkBound`.
     """
 
-    def __init__(self, infiller: Any, doc_key: str | None, *, cancel: CancelToken | None = None,
-                 max_steps: int | None = None, on_step: Callable[[int, int], None] | None = None) -> None:
-        self.inf = infiller
+    def __init__(self, core: LocalInfiller, doc_key: str | None, *, cancel: CancelToken | None = None,
+                 max_steps: int | None = None, on_step: Callable[[int, int], None] | None = None,
+                 max_passes: int | None = None) -> None:
+        self.core = core
         self.doc_key = doc_key
         self.cancel = cancel
         self.on_step = on_step
-        base = infiller.sampler
-        self.sampler = dataclasses.replace(base, max_steps=max_steps or base.max_steps)
+        self.max_steps = max_steps
+        self.max_passes = max_passes
         self.steps = 0
         self.calls = 0
 
     # ---- one job ------------------------------------------------------------------------------------------
     def __call__(self, job: SpanJob) -> str:
-        import torch
-
-        with torch.inference_mode():
-            return self._job(job)
-
-    def _job(self, job: SpanJob) -> str:
-        from .local import SUFFIX_HEAD
-
-        tok = self.inf.tok
-        head_k = min(SUFFIX_HEAD, self.inf.cfg.canvas_length // 4)
-        cap = max(4, self.inf.cfg.canvas_length - head_k)
+        core = self.core
+        cap = core.span_capacity
         if not job.middle:
             return self._denoise(job.prefix, "", [], [], [], [], job.suffix, job, min(job.max_new, cap), 0)
-        enc = tok.tok.encode(job.middle, add_special_tokens=False)
-        ids, offs = list(enc.ids), [tuple(o) for o in enc.offsets]
+        ids, offs = core.tok.encode_with_offsets(job.middle)
         n = len(ids)
         if n == 0:
             return job.middle
@@ -554,99 +556,53 @@ class ModelFiller:
                 flags[0] = True
         return flags
 
+    def _step(self, step: int, total: int) -> None:
+        if self.max_passes is not None and self.steps >= self.max_passes:
+            raise WorkBound(f"stopped after {self.steps} denoising steps (the bound for one edit): "
+                            "select less")
+        self.steps += 1
+        if self.on_step is not None:
+            self.on_step(step, total)
+
     def _denoise(self, prefix: str, piece: str, ids: list[int], offs: list[tuple[int, int]], noised: list[bool],
                  inserts: list[int], suffix: str, job: SpanJob, slack: int, chunk_no: int) -> str:
+        """One canvas: the piece's tokens (noised or kept), inserted slots and slack, then the suffix head."""
         import torch
 
         from . import canvas as cv
-        from .sampler import denoise
 
-        inf, tok = self.inf, self.inf.tok
-        mask_mode = inf.mode == "mask" and tok.mask_id is not None
+        core, tok = self.core, self.core.tok
         g = torch.Generator().manual_seed((job.seed * 1_000_003 + chunk_no) % 2**62)
-        pids, _ = cv.prefix_ids(tok, prefix, inf.max_ctx, inf.max_chars)
-        cache, _ = inf.encode_prefix(self.doc_key, pids, self.cancel)
-        from .local import SUFFIX_HEAD
-
-        head = cv.suffix_head(tok, suffix, min(SUFFIX_HEAD, inf.cfg.canvas_length // 4))
-
-        def noise() -> int:
-            if mask_mode:
-                return int(tok.mask_id)
-            return int(inf.noise_ids[int(torch.randint(0, len(inf.noise_ids), (1,), generator=g))])
-
+        fresh = iter(core.start_slots(sum(noised) + sum(inserts) + (0 if ids else max(1, slack)), g).tolist())
         row: list[int] = []
         free: list[bool] = []
         origin: list[int] = []  # index of the original token a slot holds, -1 for new slots
         for k, t in enumerate(ids):
-            row.append(noise() if noised[k] else t)
+            row.append(next(fresh) if noised[k] else t)
             free.append(noised[k] or not job.clamp_rest)
             origin.append(k)
             for _ in range(inserts[k]):
-                row.append(noise())
+                row.append(next(fresh))
                 free.append(True)
                 origin.append(-1)
         if not ids:
-            row = [noise() for _ in range(max(1, slack))]
+            row = list(fresh)
             free = [True] * len(row)
             origin = [-1] * len(row)
         elif slack and tok.fill_id is not None:
-            fill = int(tok.mask_id) if mask_mode else int(tok.fill_id)
+            fill = int(tok.mask_id) if core.mode == "mask" and tok.mask_id is not None else int(tok.fill_id)
             row += [fill] * slack
             free += [True] * slack
             origin += [-1] * slack
         f = len(row)
-        canvas = torch.tensor([row + head], dtype=torch.long)
-        free_t = torch.tensor([free], dtype=torch.bool)
-
-        use_sc = inf.self_condition
-
-        def step_fn(c: torch.Tensor, sc: torch.Tensor | None) -> torch.Tensor:
-            return inf.model.decode(c, cache, sc_probs=sc if use_sc else None, logits_slice=slice(0, f)).logits
-
-        total = self.sampler.max_steps
-
-        def on_step(step: int) -> None:
-            if self.on_step is not None:
-                self.on_step(step, total)
-            if self.cancel is not None:
-                self.cancel.raise_if_cancelled()
-
+        canvas, free_t = cv.span_canvas(row, free, core.suffix_head(suffix))
         warm = bool(ids) and not all(noised)
-        res = denoise(step_fn, canvas, free_t, self.sampler, inf.cfg.vocab_size, generator=g, warm=warm,
-                      on_step=on_step, noise_ids=inf.noise_ids)
-        self.steps += res.steps
+        prep = cv.Prepared(prefix, canvas, free_t, g, warm=warm, max_steps=self.max_steps)
+        den = core.denoise_canvas(prep, self.doc_key, self.cancel, self._step)
         self.calls += 1
-        out = res.tokens[0, :f].tolist()
-        if not job.clamp_rest:
-            # free text ends at the first end-of-sequence token in the new slots after the last original token,
-            # as in training; one on an original token's slot deletes just that token (cutting there would
-            # drop the rest of the selection: a rewrite must not collapse it)
-            eos = set(tok.eos_ids)
-            tail = max((k for k, o in enumerate(origin) if o >= 0), default=-1) + 1
-            for k in range(tail, len(out)):
-                if out[k] in eos:
-                    out, origin = out[:k], origin[:k]
-                    break
-            stop = eos | ({tok.fill_id} if tok.fill_id is not None else set())
-            keep = [k for k, t in enumerate(out) if t not in stop]
-            out, origin = [out[k] for k in keep], [origin[k] for k in keep]
-        # unchanged original tokens keep their exact text; runs of new tokens are decoded
-        parts: list[str] = []
-        run: list[int] = []
-        for k, t in enumerate(out):
-            o = origin[k]
-            if o >= 0 and t == ids[o]:
-                if run:
-                    parts.append(tok.decode(run))
-                    run = []
-                hi = offs[o + 1][0] if o + 1 < len(offs) else len(piece)
-                parts.append(piece[offs[o][0] : hi])  # up to the next token: keeps any text between tokens
-            else:
-                run.append(t)
-        if run:
-            parts.append(tok.decode(run))
-        text = "".join(parts)
+        assert den.tokens is not None
+        out, kept = cv.commit(den.tokens[0, :f].tolist(), core.stop_ids, origin, open_end=not job.clamp_rest)
+        text = cv.detokenize(tok, out, kept, piece, ids, offs)
         if job.single_line:
             text = text.split("\n", 1)[0]
         return text

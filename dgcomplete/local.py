@@ -7,6 +7,7 @@ keystroke's cost does not grow with the file.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import time
@@ -37,6 +38,19 @@ class PrefixState:
 
     ids: list[int] = field(default_factory=list)
     cache: KVCache | None = None
+
+
+@dataclass
+class Denoised:
+    """What the decoding core gives back: the denoised canvas and the prefix cache it was decoded against."""
+
+    tokens: Tensor | None  # [B, C] (None: only the prefix was encoded)
+    result: DenoiseResult | None
+    cache: KVCache
+    prefix_tokens: int
+    reused: int  # prefix tokens the document's cache already held
+    encode_ms: float
+    denoise_ms: float
 
 
 @dataclass
@@ -139,7 +153,60 @@ class LocalInfiller:
     def forget(self, key: str) -> None:
         self.states.pop(key, None)
 
-    # ---- one request ----------------------------------------------------------------------------------------
+    # ---- the decoding core: a prepared canvas in, denoised tokens out --------------------------------------
+    @property
+    def head_size(self) -> int:
+        """Suffix-head tokens a canvas carries (a quarter of the canvas at most)."""
+        return min(SUFFIX_HEAD, self.cfg.canvas_length // 4)
+
+    @property
+    def span_capacity(self) -> int:
+        """Slots a canvas has for the span itself (the rest holds the suffix head)."""
+        return max(4, self.cfg.canvas_length - self.head_size)
+
+    def suffix_head(self, suffix: str) -> list[int]:
+        return cv.suffix_head(self.tok, suffix, self.head_size)
+
+    def start_slots(self, n: int, generator: torch.Generator | None) -> Tensor:
+        """Starting tokens for ``n`` free slots (``<mask>`` or noise), as this model's mode wants them."""
+        return cv.start_slots(n, generator, mode=self.mode, vocab_size=self.cfg.vocab_size, mask_id=self.tok.mask_id,
+                              noise_ids=self.noise_ids)
+
+    @torch.inference_mode()
+    def denoise_canvas(self, prep: cv.Prepared, doc_key: str | None, cancel: CancelToken | None = None,
+                       on_step: Callable[[int, int], None] | None = None, *, sample: bool = True) -> Denoised:
+        """Encode ``prep.prefix`` (through the document's cache) and denoise ``prep.canvas``.
+
+        The one path from a canvas to tokens, for completions and every rewrite kind. ``on_step(step, total)``
+        runs before each decoder pass (progress, staleness); ``cancel`` stops within one step. With
+        ``sample=False`` only the prefix is encoded (the cache is returned for scoring).
+        """
+        t0 = time.perf_counter()
+        ids, _ = cv.prefix_ids(self.tok, prep.prefix, self.max_ctx, self.max_chars)
+        cache, reused = self.encode_prefix(doc_key, ids, cancel)
+        t_enc = time.perf_counter()
+        if not sample:
+            return Denoised(None, None, cache, len(ids), reused, (t_enc - t0) * 1e3, 0.0)
+        scfg = self.sampler if prep.max_steps is None else dataclasses.replace(self.sampler, max_steps=prep.max_steps)
+        f = prep.free.shape[1]
+        use_sc = self.self_condition
+
+        def step_fn(c: Tensor, sc: Tensor | None) -> Tensor:
+            return self.model.decode(c, cache, sc_probs=sc if use_sc else None, logits_slice=slice(0, f)).logits
+
+        def each_step(step: int) -> None:
+            if on_step is not None:
+                on_step(step, scfg.max_steps)
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+
+        res = denoise(step_fn, prep.canvas, prep.free, scfg, self.cfg.vocab_size, generator=prep.generator,
+                      logit_bias=prep.logit_bias, warm=prep.warm, on_step=each_step,
+                      renoise_hook=prep.renoise_hook, noise_ids=self.noise_ids)
+        return Denoised(res.tokens, res, cache, len(ids), reused, (t_enc - t0) * 1e3,
+                        (time.perf_counter() - t_enc) * 1e3)
+
+    # ---- one completion ---------------------------------------------------------------------------------------
     @torch.inference_mode()
     def infill(
         self,
@@ -151,12 +218,7 @@ class LocalInfiller:
     ) -> InfillResult:
         t0 = time.perf_counter()
         heal = cv.heal(req.prefix) if req.plan.kind.value != "range" else cv.Healing(req.prefix, "")
-        ids, _ = cv.prefix_ids(self.tok, heal.prefix, self.max_ctx, self.max_chars)
-        cache, reused = self.encode_prefix(req.doc_key, ids, cancel)
-        t_enc = time.perf_counter()
-
-        head_k = min(SUFFIX_HEAD, self.cfg.canvas_length // 4)
-        head = cv.suffix_head(self.tok, req.suffix, head_k)
+        head = self.suffix_head(req.suffix)
         typed = heal.typed
         n_free = max(4, min(req.plan.max_tokens + (2 if typed else 0), self.cfg.canvas_length - len(head)))
         has_fill = self.tok.fill_id is not None
@@ -183,27 +245,16 @@ class LocalInfiller:
             bias = torch.zeros(f, self.cfg.vocab_size) if bias is None else bias
             blank = not heal.prefix[heal.prefix.rfind("\n") + 1 :].strip() and not req.suffix.split("\n", 1)[0].strip()
             bias[: min(f, 2 if blank else 1), self.stop_list] = float("-inf")
-        scfg = self.sampler if req.max_steps is None else SamplerConfig(**{**self.sampler.__dict__,
-                                                                            "max_steps": req.max_steps})
-
-        use_sc = self.self_condition
-
-        def step_fn(c: Tensor, sc: Tensor | None) -> Tensor:
-            return self.model.decode(c, cache, sc_probs=sc if use_sc else None, logits_slice=slice(0, f)).logits
-
-        def on_step(_: int) -> None:
-            if cancel is not None:
-                cancel.raise_if_cancelled()
-
         hook = None
         if syntax_hook is not None:
             hook = self._token_hook(syntax_hook, free, typed)
-        if req.sample or not req.drafts:
-            res = denoise(step_fn, canvas, free, scfg, self.cfg.vocab_size, generator=g, logit_bias=bias,
-                          warm=warm_ids is not None, on_step=on_step, renoise_hook=hook, noise_ids=self.noise_ids)
+        prep = cv.Prepared(heal.prefix, canvas, free, g, bias, warm_ids is not None, hook, req.max_steps)
+        den = self.denoise_canvas(prep, req.doc_key, cancel, sample=req.sample or not req.drafts)
+        cache, ids_n, reused, res = den.cache, den.prefix_tokens, den.reused, den.result
+        if res is not None:
             candidates, committed = self._commit(res, lengths, typed)
         else:
-            res, candidates, committed = None, [], 0
+            candidates, committed = [], 0
         t_den = time.perf_counter()
         if not has_fill and candidates:  # length search: keep the most confident length
             candidates = sorted(candidates, key=lambda c: c.score)[:rows]
@@ -220,12 +271,12 @@ class LocalInfiller:
             scored = len(pool)
         t_score = time.perf_counter()
         stats: dict[str, float | int | str] = {
-            "encode_ms": round((t_enc - t0) * 1e3, 2),
-            "denoise_ms": round((t_den - t_enc) * 1e3, 2),
+            "encode_ms": round(den.encode_ms, 2),
+            "denoise_ms": round((t_den - t0) * 1e3 - den.encode_ms, 2),
             "score_ms": round((t_score - t_den) * 1e3, 2),
             "scored": scored,
             "steps": res.steps if res is not None else 0,
-            "prefix_tokens": len(ids),
+            "prefix_tokens": ids_n,
             "cache_hit_tokens": reused,
             "free_slots": n_free,
             "committed_tokens": committed,
@@ -337,9 +388,9 @@ class LocalInfiller:
         out: list[Candidate] = []
         committed = 0
         for i, n in enumerate(lengths):
-            toks = cv.middle_tokens(res.tokens[i], n, self.stop_ids)
+            toks, _ = cv.commit(res.tokens[i, :n].tolist(), self.stop_ids)
             committed = max(committed, len(toks))
-            text = self.tok.decode(toks)
+            text = cv.detokenize(self.tok, toks)
             if typed:
                 if not text.startswith(typed):
                     continue  # the healed word was not reproduced: not a completion of what was typed

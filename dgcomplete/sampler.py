@@ -20,6 +20,8 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
+from .canvas import draw_noise
+
 StepFn = Callable[[Tensor, Tensor | None], Tensor]  # (canvas [B, C], sc_probs [B, F, V] | None) -> logits [B, F, V]
 RenoiseHook = Callable[[Tensor, int], Tensor | None]  # (argmax [B, F], step) -> bool [B, F] positions to renoise
 
@@ -166,11 +168,6 @@ def denoise(
     masked = (canvas[:, :f] == cfg.mask_id) & free if cfg.mode == "mask" else None
     stop_ids = torch.tensor(cfg.stop_ids, dtype=torch.long) if cfg.stop_ids else None
 
-    def draw(shape: tuple[int, ...]) -> Tensor:
-        if noise_ids is None:
-            return torch.randint(0, vocab_size, shape, generator=generator)
-        return noise_ids[torch.randint(0, len(noise_ids), shape, generator=generator)]
-
     for cur_step in range(cfg.max_steps, 0, -1):
         if on_step is not None:
             on_step(steps)
@@ -194,7 +191,7 @@ def denoise(
             eligible = free & ~force
             accept = entropy_bound_accept(token_h, cfg.entropy_bound, eligible)
             # acceptance depends on entropies only: sample just the accepted positions (Gumbel-max)
-            new_free = draw((b, f))
+            new_free = draw_noise((b, f), generator, vocab_size=vocab_size, noise_ids=noise_ids)
             rows, cols = accept.nonzero(as_tuple=True)
             if len(rows):
                 new_free[rows, cols] = gumbel_sample(scaled[rows, cols], generator)

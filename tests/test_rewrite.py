@@ -211,10 +211,10 @@ def test_model_filler_token_plumbing_with_a_scripted_model(infiller):
     middle = "    y = (x + 1\n    return é\n"
     plus = tok.encode("+")[0]
     inf.model = ScriptedModel(plus, inf.cfg.vocab_size)
-    enc = tok.tok.encode(middle, add_special_tokens=False)
+    _, offsets = tok.encode_with_offsets(middle)
     a = middle.index("1")
-    hit = [i for i, (x, y) in enumerate(enc.offsets) if x < a + 1 and y > a]
-    lo, hi = enc.offsets[hit[0]][0], enc.offsets[hit[-1]][1]
+    hit = [i for i, (x, y) in enumerate(offsets) if x < a + 1 and y > a]
+    lo, hi = offsets[hit[0]][0], offsets[hit[-1]][1]
     filler = edit.ModelFiller(inf, "k")
     job = edit.SpanJob("def f(x):\n", middle, "\n", [(a, a + 1)], extra=2, clamp_rest=True)
     assert filler(job) == middle[:lo] + "+" * (len(hit) + 2) + middle[hi:]
@@ -226,7 +226,7 @@ def test_model_filler_token_plumbing_with_a_scripted_model(infiller):
     inf.model = ScriptedModel(plus, inf.cfg.vocab_size)
     spans = [(0, 3), (len(long) - 4, len(long) - 1)]
     out = filler(edit.SpanJob("", long, "", spans, clamp_rest=True))
-    offs = tok.tok.encode(long, add_special_tokens=False).offsets
+    _, offs = tok.encode_with_offsets(long)
     hits = [[i for i, (x, y) in enumerate(offs) if x < b and y > a] for a, b in spans]
     (a0, b0), (a1, b1) = [(offs[h[0]][0], offs[h[-1]][1]) for h in hits]
     assert out == "+" * len(hits[0]) + long[b0:a1] + "+" * len(hits[1]) + long[b1:]
@@ -263,10 +263,67 @@ def test_rewrite_keeps_the_tokens_after_a_deleted_one(infiller):
     text = "result = compute(alpha, beta)"
     job = edit.SpanJob("", text, "\n", None, 0.5, seed=1)
     filler = edit.ModelFiller(inf, "k")
-    offs = tok.tok.encode(text, add_special_tokens=False).offsets
+    _, offs = tok.encode_with_offsets(text)
     flags = filler._noise_flags(job, offs)
     assert any(flags[: len(flags) // 2]) and not all(flags)
     assert filler(job) == "".join(text[x:y] for (x, y), hit in zip(offs, flags, strict=True) if not hit)
+
+
+def test_completions_and_every_edit_kind_decode_through_the_one_core(infiller, monkeypatch):
+    """LocalInfiller.denoise_canvas is the only place a canvas is denoised: completions and the three edits."""
+    from dgcomplete import canvas as cv
+    from dgcomplete import sampler
+    from dgcomplete.local import LocalInfiller
+    from dgcomplete.types import InfillRequest, SpanKind, SpanPlan
+
+    inf = LocalInfiller(infiller.loaded, max_steps=2)
+    seen: list[tuple[str | None, str]] = []
+    core = inf.denoise_canvas
+
+    def spy(prep, doc_key, cancel=None, on_step=None, *, sample=True):
+        assert isinstance(prep, cv.Prepared)
+        seen.append((doc_key, prep.prefix[-6:]))
+        return core(prep, doc_key, cancel, on_step, sample=sample)
+
+    calls = {"sampler": 0}
+    real_denoise = sampler.denoise
+
+    def counted(*a, **k):
+        calls["sampler"] += 1
+        return real_denoise(*a, **k)
+
+    monkeypatch.setattr(inf, "denoise_canvas", spy)
+    monkeypatch.setattr(sampler, "denoise", counted)
+    monkeypatch.setattr("dgcomplete.local.denoise", counted)
+    inf.infill(InfillRequest("def f(x):\n    return ", "\n", SpanPlan(SpanKind.REST_OF_LINE, 1, 8), seed=0,
+                             doc_key="c"))
+    assert seen == [("c", "eturn ")]
+    text = "def f(x):\n    y = (x + 1\n    z = ???\n"
+    for algo in (lambda f: edit.rewrite(text, 10, 26, "python", f), lambda f: edit.repair(text, 0, 26, "python", f,
+                 rounds=1), lambda f: edit.fill_holes(text, 0, len(text), "python", f, tries=1)):
+        before = len(seen)
+        filler = edit.ModelFiller(inf, "e")
+        algo(filler)
+        assert len(seen) - before == filler.calls >= 1 and all(k == "e" for k, _ in seen[before:])
+    assert calls["sampler"] == len(seen)  # every sampler run came from the core
+
+
+def test_model_filler_stops_at_its_work_bound(infiller):
+    filler = edit.ModelFiller(infiller, "k", max_passes=3)
+    long = "value = compute(alpha, beta) + other\n" * 12
+    with pytest.raises(edit.WorkBound):
+        filler(edit.SpanJob("", long, "", None, 1.0))
+    assert filler.steps == 3
+
+
+def test_commit_ends_free_spans_and_deletes_stops_on_kept_slots():
+    from dgcomplete import canvas as cv
+
+    stop = {0, 3}
+    assert cv.commit([7, 8, 3, 9], stop) == ([7, 8], [-1, -1])  # a completion ends at its first filler
+    # an edit: a stop on an original slot deletes that token only; after the last original one the span ends
+    assert cv.commit([7, 3, 8, 9, 3, 5], stop, [0, 1, 2, -1, -1, -1]) == ([7, 8, 9], [0, 2, -1])
+    assert cv.commit([7, 3, 8, 3, 5], stop, [0, -1, 1, -1, -1], open_end=False) == ([7, 8, 5], [0, 1, -1])
 
 
 def test_model_filler_keeps_clamped_text_exactly(infiller):

@@ -51,6 +51,12 @@ class Tokenizer:
     def encode(self, text: str) -> list[int]:
         return self.tok.encode(text, add_special_tokens=False).ids
 
+    def encode_with_offsets(self, text: str) -> tuple[list[int], list[tuple[int, int]]]:
+        """Ids and each token's (start, end) code-point span in ``text`` (tokens that split a multi-byte
+        character share it: their spans overlap)."""
+        enc = self.tok.encode(text, add_special_tokens=False)
+        return list(enc.ids), [(int(a), int(b)) for a, b in enc.offsets]
+
     def encode_batch(self, texts: list[str]) -> list[list[int]]:
         return [e.ids for e in self.tok.encode_batch(texts, add_special_tokens=False)]
 
