@@ -1,0 +1,287 @@
+// The README's screenshot: the shipped model's own ghost text in a real VS Code (code-server, headless Chromium).
+//
+//   CODE_SERVER=... VSIX=... CHROMIUM=/usr/bin/chromium DG_PYTHON=.venv/bin/python [DG_MODEL=<dir>] \
+//     node editors/vscode/test/screenshot.mjs          (make -C editors screenshot)
+//
+// Same launch as e2e.mjs (fresh code-server profile, the .vsix installed, no telemetry or pop-ups), but the
+// daemon runs with its default settings: no dgcomplete.* setting besides the command line that starts it, so
+// DG_MODEL unset or empty means the model embedded in the package (dg-code-tiny), maxLines 8, minConfidence 0.35.
+// It opens animals.py (SCENARIO below), puts the cursor at the end of `def __init__(self, name, color):` in the
+// last class, presses Enter as a user would, and waits for the ghost text the daemon sends on that edit. No
+// explicit trigger (Alt+\): an invoked request asks for 3 candidates and is not gated, so it would show what the
+// gate hides by default. Then it takes the screenshot, presses Tab and checks that the saved file gained exactly
+// the ghost text (so what the picture shows is what the daemon sent).
+// Output: .test-artifacts/vscode-screenshot.png; UPDATE_SCREENSHOT=1 also copies it to editors/vscode/screenshot.png.
+import { execFileSync, spawn } from "node:child_process";
+import fs from "node:fs";
+import http from "node:http";
+import net from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "../../..");
+const env = (k, d) => (process.env[k] && process.env[k] !== "" ? process.env[k] : d);
+const CODE_SERVER = env("CODE_SERVER", path.join(root, "editors/.cache/code-server/node_modules/.bin/code-server"));
+const VSIX = env("VSIX", path.join(root, "editors/vscode/dgcomplete.vsix"));
+const CHROMIUM = env("CHROMIUM", "/usr/bin/chromium");
+const PYTHON = path.resolve(root, env("DG_PYTHON", ".venv/bin/python"));
+const MODEL = env("DG_MODEL", "");
+const ART = path.join(root, ".test-artifacts");
+const WORK = path.join(ART, "vscode-screenshot");
+const SHOT = path.join(ART, "vscode-screenshot.png");
+const TIMEOUT_MS = Number(env("DG_E2E_TIMEOUT_MS", "300000"));
+
+// the open file, and the line (1-based) whose end the cursor goes to before Enter
+const FILE = "animals.py";
+const SCENARIO = `class Animal:
+    def __init__(self, name):
+        self.name = name
+
+    def speak(self):
+        raise NotImplementedError
+
+
+class Dog(Animal):
+    def __init__(self, name, breed):
+        super().__init__(name)
+        self.breed = breed
+
+    def speak(self):
+        return f"{self.name} says woof"
+
+
+class Cat(Animal):
+    def __init__(self, name, color):
+
+    def speak(self):
+        return f"{self.name} says meow"
+`;
+const CURSOR_LINE = 19;
+const INDENT = "        "; // what VS Code's Python indentation rules put after Enter there
+
+const log = (...a) => console.error("[vscode-screenshot]", ...a);
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+async function freePort() {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer();
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => resolve(port));
+    });
+    s.on("error", reject);
+  });
+}
+
+async function waitHttp(url, ms) {
+  const t0 = Date.now();
+  while (Date.now() - t0 < ms) {
+    const ok = await new Promise((resolve) => {
+      const req = http.get(url, (res) => {
+        res.resume();
+        resolve(res.statusCode && res.statusCode < 500);
+      });
+      req.on("error", () => resolve(false));
+      req.setTimeout(2000, () => {
+        req.destroy();
+        resolve(false);
+      });
+    });
+    if (ok) return true;
+    await sleep(250);
+  }
+  return false;
+}
+
+function freshDir(p) {
+  fs.rmSync(p, { recursive: true, force: true });
+  fs.mkdirSync(p, { recursive: true });
+  return p;
+}
+
+async function main() {
+  for (const [what, p] of [["code-server", CODE_SERVER], ["vsix", VSIX], ["chromium", CHROMIUM], ["python", PYTHON]]) {
+    if (!fs.existsSync(p)) throw new Error(`${what} not found at ${p} (run make -C editors setup vsix)`);
+  }
+  freshDir(WORK);
+  const userData = freshDir(path.join(WORK, "user-data"));
+  const extDir = freshDir(path.join(WORK, "extensions"));
+  const profile = freshDir(path.join(WORK, "chromium-profile"));
+  const ws = freshDir(path.join(WORK, "workspace"));
+  const xdg = freshDir(path.join(WORK, "xdg"));
+  const csEnv = {
+    ...process.env,
+    XDG_CONFIG_HOME: path.join(xdg, "config"),
+    XDG_DATA_HOME: path.join(xdg, "data"),
+    XDG_CACHE_HOME: path.join(xdg, "cache"),
+    PYTHONPATH: [root, process.env.PYTHONPATH].filter(Boolean).join(path.delimiter),
+  };
+  // VS Code settings as in e2e.mjs (nothing pops up or steals Tab); of dgcomplete's only the command line (the
+  // workspace is a temporary folder without .venv) and, when DG_MODEL names one, the checkpoint
+  const settings = {
+    "telemetry.telemetryLevel": "off",
+    "extensions.autoUpdate": false,
+    "extensions.autoCheckUpdates": false,
+    "extensions.ignoreRecommendations": true,
+    "update.mode": "none",
+    "workbench.enableExperiments": false,
+    "workbench.startupEditor": "none",
+    "workbench.tips.enabled": false,
+    "workbench.secondarySideBar.defaultVisibility": "hidden",
+    "chat.commandCenter.enabled": false,
+    "security.workspace.trust.enabled": false,
+    "git.enabled": false,
+    "npm.fetchOnlinePackageInfo": false,
+    "editor.quickSuggestions": { other: false, comments: false, strings: false },
+    "editor.suggestOnTriggerCharacters": false,
+    "editor.wordBasedSuggestions": "off",
+    "editor.inlineSuggest.enabled": true,
+    "editor.minimap.enabled": false,
+    "editor.stickyScroll.enabled": false,
+    "files.trimTrailingWhitespace": false,
+    "files.insertFinalNewline": false,
+    "dgcomplete.command": [PYTHON, "-m", "dgcomplete", "serve", "--log-file", path.join(WORK, "daemon.log")],
+    ...(MODEL ? { "dgcomplete.modelPath": MODEL } : {}),
+  };
+  fs.mkdirSync(path.join(userData, "User"), { recursive: true });
+  fs.writeFileSync(path.join(userData, "User", "settings.json"), JSON.stringify(settings, null, 1));
+  const file = path.join(ws, FILE);
+  fs.writeFileSync(file, SCENARIO);
+
+  log("installing", path.relative(root, VSIX), "model:", MODEL || "embedded (dg-code-tiny)");
+  const inst = execFileSync(CODE_SERVER, ["--user-data-dir", userData, "--extensions-dir", extDir, "--install-extension", VSIX],
+    { env: csEnv, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  if (!/successfully installed/i.test(inst)) throw new Error(`vsix not installed: ${inst}`);
+
+  const port = await freePort();
+  fs.writeFileSync(path.join(WORK, "code-server.yaml"), "");
+  const csLog = fs.openSync(path.join(WORK, "code-server.log"), "w");
+  const cs = spawn(CODE_SERVER, [
+    "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--user-data-dir", userData, "--extensions-dir", extDir,
+    "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override",
+    "--config", path.join(WORK, "code-server.yaml"), ws,
+  ], { env: csEnv, stdio: ["ignore", csLog, csLog], detached: true });
+  let browser;
+  try {
+    if (!(await waitHttp(`http://127.0.0.1:${port}/healthz`, 60000))) throw new Error("code-server did not listen");
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1100, height: 620 },
+      deviceScaleFactor: 2, // a sharp picture at the README's width
+      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
+    });
+    const page = browser.pages()[0] ?? (await browser.newPage());
+    page.setDefaultTimeout(60000);
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
+    await page.waitForSelector(".monaco-workbench", { timeout: 90000 });
+    await sleep(1500);
+
+    // open the file through Quick Open
+    await page.keyboard.press("Control+P");
+    await page.waitForSelector(".quick-input-widget input", { state: "visible" });
+    await page.keyboard.type(FILE, { delay: 20 });
+    await page.waitForSelector(`.quick-input-list .monaco-list-row:has-text('${FILE}')`);
+    await sleep(300);
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(() => [...document.querySelectorAll(".editor-instance .view-lines")]
+      .some((e) => (e.textContent || "").replace(/\u00a0/g, " ").includes("class Cat")), null, { timeout: 30000 });
+
+    // the daemon has loaded its model: the status bar item shows the sparkle
+    const ready = await page.waitForFunction(() => {
+      const item = [...document.querySelectorAll(".statusbar-item")]
+        .find((e) => /dgcomplete|dg \d+ ms/.test(e.textContent || ""));
+      return !!item && !!item.querySelector(".codicon-sparkle, .codicon-error, .codicon-circle-slash");
+    }, null, { timeout: 180000 }).catch(() => null);
+    const sparkle = ready && (await page.evaluate(() => !!document.querySelector(".statusbar-item .codicon-sparkle")));
+    if (!sparkle) throw new Error("the dgcomplete status bar item never showed ready");
+    log("daemon ready");
+    await sleep(500);
+
+    // the cursor to the end of CURSOR_LINE (arrow keys: the view stays at the top, the whole file in sight), Enter
+    await page.locator(".editor-instance .monaco-editor").first().click({ position: { x: 300, y: 5 } });
+    await page.keyboard.press("Control+Home");
+    for (let i = 1; i < CURSOR_LINE; i++) await page.keyboard.press("ArrowDown");
+    await page.keyboard.press("End");
+    await page.keyboard.press("Enter");
+    const want = `Ln ${CURSOR_LINE + 1}, Col ${INDENT.length + 1}`;
+    const pos = await page.waitForFunction((w) => {
+      const t = document.getElementById("status.editor.selection")?.textContent || "";
+      return t.includes(w) ? t : false;
+    }, want, { timeout: 10000 }).then((h) => h.jsonValue()).catch(async () =>
+      page.evaluate(() => document.getElementById("status.editor.selection")?.textContent || "?"));
+    log("cursor:", pos);
+    if (!pos.includes(want)) throw new Error(`Enter did not indent the new line as expected (${pos}, want ${want})`);
+
+    const ghostSel = ".monaco-editor .ghost-text-decoration, .monaco-editor .ghost-text-decoration-preview, .monaco-editor .ghost-text";
+    const ghost = await page.waitForSelector(ghostSel, { timeout: 30000 }).catch(() => null);
+    if (!ghost) throw new Error("no ghost text within 30 s (the gate may have hidden it: see daemon.log)");
+    await sleep(600); // let the decoration settle
+    const ghostText = await page.evaluate(() => {
+      const ed = document.querySelector(".editor-instance .monaco-editor");
+      const inline = [...ed.querySelectorAll(".ghost-text-decoration, .ghost-text-decoration-preview")]
+        .map((e) => e.textContent).join("");
+      const zone = [...ed.querySelectorAll(".ghost-text .view-line")].map((e) => e.textContent);
+      return [inline, ...zone].join("\n").replace(/\u00a0/g, " ");
+    });
+    log("ghost text:", JSON.stringify(ghostText));
+    await page.screenshot({ path: SHOT });
+    log("screenshot", path.relative(root, SHOT));
+
+    // Tab accepts: the saved file has exactly the ghost text where the cursor was
+    await page.keyboard.press("Tab");
+    await sleep(300);
+    await page.keyboard.press("Control+S");
+    const lines = SCENARIO.split("\n");
+    const expected = [...lines.slice(0, CURSOR_LINE), INDENT + ghostText, ...lines.slice(CURSOR_LINE)].join("\n");
+    let after = "";
+    const t0 = Date.now();
+    while (Date.now() - t0 < 10000) {
+      after = fs.readFileSync(file, "utf8");
+      if (after === expected) break;
+      await sleep(200);
+    }
+    if (after !== expected) throw new Error(`Tab did not insert exactly the ghost text:\n${after}`);
+    log("Tab inserted exactly the ghost text");
+
+    if (env("UPDATE_SCREENSHOT", "") === "1") {
+      fs.copyFileSync(SHOT, path.join(root, "editors/vscode/screenshot.png"));
+      log("copied to editors/vscode/screenshot.png");
+    }
+  } catch (e) {
+    try {
+      const pages = browser?.pages() ?? [];
+      if (pages[0]) await pages[0].screenshot({ path: path.join(ART, "vscode-screenshot-failure.png") });
+    } catch { /* best effort */ }
+    throw e;
+  } finally {
+    await browser?.close().catch(() => undefined);
+    try {
+      process.kill(-cs.pid, "SIGTERM");
+    } catch { /* gone already */ }
+  }
+}
+
+const timer = setTimeout(() => {
+  log(`FAILED: timeout after ${TIMEOUT_MS} ms`);
+  process.exit(1);
+}, TIMEOUT_MS);
+main().then(
+  () => {
+    clearTimeout(timer);
+    log("done");
+    process.exit(0);
+  },
+  (e) => {
+    clearTimeout(timer);
+    log(`FAILED: ${e.message}`);
+    for (const f of ["daemon.log", "code-server.log"]) {
+      const p = path.join(WORK, f);
+      if (fs.existsSync(p)) log(`--- ${f} (tail)\n` + fs.readFileSync(p, "utf8").split("\n").slice(-15).join("\n"));
+    }
+    process.exit(1);
+  },
+);
