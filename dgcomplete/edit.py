@@ -100,6 +100,18 @@ def confine(text: str, start: int, end: int, new: str) -> list[Edit]:
     return [Edit(start + p, end - s, new[p : len(new) - s])]
 
 
+def target_span(text: str, start: int, end: int, kind: str) -> tuple[int, int]:
+    """The range an edit works on: ``[start, end)`` clipped to the text; an empty one (a cursor) is its
+    line for repair and fill (a rewrite of nothing is nothing)."""
+    start, end = max(0, min(start, len(text))), max(0, min(end, len(text)))
+    start, end = min(start, end), max(start, end)
+    if start == end and kind != "rewrite":
+        start = text.rfind("\n", 0, start) + 1
+        nl = text.find("\n", end)
+        end = len(text) if nl < 0 else nl
+    return start, end
+
+
 def apply_edits(text: str, edits: list[Edit]) -> str:
     for e in sorted(edits, key=lambda e: e.start, reverse=True):
         text = text[: e.start] + e.text + text[e.end :]

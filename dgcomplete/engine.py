@@ -21,6 +21,7 @@ from typing import Any
 
 import torch
 
+from . import edit as edits
 from . import syntax
 from .context import ContextIndex
 from .gate import Gate
@@ -34,6 +35,9 @@ log = logging.getLogger(__name__)
 MAX_DOCUMENT_CHARS = 4_000_000  # larger documents are tracked but not completed (bounded memory and time)
 MAX_PENDING_JOBS = 64  # model jobs queued at once; more are answered "busy" (each holds a copy of its text)
 MAX_CACHED_PREFIXES = 16  # documents whose encoded prefix (keys/values) stays resident; least recent dropped
+MAX_EDIT_CHARS = 8_000  # a rewrite/repair/fill range (about 200 lines): larger ones are refused with a message
+MAX_EDIT_PASSES = 1_000  # decoder passes one edit may spend (bounds a long selection at high `steps`)
+EDIT_KINDS = ("rewrite", "repair", "fill")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 # where candidates come from: the model's own samples, drafts retrieved from the cursor's document, and
 # drafts from the other open documents of its language (context.py)
@@ -94,6 +98,28 @@ def _repeats_suffix(cand: str, suffix: str, next_line: str, line_prefix: str) ->
 
 class EngineError(RuntimeError):
     """A request the engine cannot serve (unknown document, model not loaded); the message is user-facing."""
+
+
+class StaleEdit(EngineError):
+    """The document moved away from the version an edit was asked for (before or while it ran)."""
+
+
+@dataclass
+class EditOptions:
+    seed: int = 0
+    fraction: float = 0.5  # rewrite: share of the selection's tokens renoised
+    rounds: int = 6  # repair: denoising rounds
+    hole_tokens: int = 48  # fill: tokens per hole
+
+
+@dataclass
+class EditResult:
+    """An edit's outcome for ``[start, end)`` of document ``version`` (a cursor widened to its line)."""
+
+    outcome: edits.Outcome
+    start: int
+    end: int
+    version: int
 
 
 class Engine:
@@ -380,6 +406,78 @@ class Engine:
 
     async def run_in_model_thread(self, fn: Callable[[], Any]) -> Any:
         return await asyncio.get_running_loop().run_in_executor(self._pool, fn)
+
+    # ---- edits of a range (rewrite, repair, fill holes) -------------------------------------------------------
+    async def edit(self, kind: str, uri: str, start: int, end: int, version: int | None = None,
+                   cancel: CancelToken | None = None, progress: Callable[[int, int], None] | None = None,
+                   options: EditOptions | None = None) -> EditResult:
+        """Run one of :mod:`edit`'s algorithms on ``[start, end)`` (code points) of document ``version``.
+
+        Queued on the model thread like a completion (MAX_PENDING_JOBS), bounded in range size and decoder
+        passes, cancelled when the document changes (then :class:`StaleEdit`). ``progress(step, total)`` is
+        called from the model thread. An empty range is the cursor's line for repair and fill.
+        """
+        if kind not in EDIT_KINDS:
+            raise EngineError(f"unknown edit kind {kind!r}")
+        s = self.session(uri)
+        version = s.version if version is None else version
+        if s.version != version:
+            raise StaleEdit(f"{uri} changed (version {s.version}, the request was for {version})")
+        text, lang, opts = s.doc.text, s.lang, options or EditOptions()
+        start, end = edits.target_span(text, start, end, kind)
+
+        def result(reason: str, **stats: Any) -> EditResult:
+            return EditResult(edits.Outcome(reason=reason, stats=stats), start, end, version)
+
+        if self.local is None:
+            why = "the remote backend serves completions only" if self.remote is not None else "no model loaded"
+            raise EngineError(f"rewrites need the local model ({why}{': ' + self.load_error if self.load_error else ''})")
+        if len(text) > MAX_DOCUMENT_CHARS:
+            return result("document too large")
+        if end - start > MAX_EDIT_CHARS:
+            return result(f"selection too large ({end - start} characters; at most {MAX_EDIT_CHARS}): select less")
+        if self._pending >= MAX_PENDING_JOBS:
+            return result("busy: too many requests waiting for the model")
+        token = cancel or CancelToken()
+
+        def on_step(step: int, total: int) -> None:  # model thread
+            if s.version != version or self.sessions.get(uri) is not s:
+                token.cancel("stale")
+            if progress is not None:
+                progress(step, total)
+
+        filler = edits.ModelFiller(self.local, uri, cancel=token, on_step=on_step, max_passes=MAX_EDIT_PASSES)
+
+        def run() -> edits.Outcome:
+            if kind == "rewrite":
+                return edits.rewrite(text, start, end, lang, filler, fraction=opts.fraction, seed=opts.seed)
+            if kind == "repair":
+                return edits.repair(text, start, end, lang, filler, rounds=opts.rounds, seed=opts.seed)
+            return edits.fill_holes(text, start, end, lang, filler, max_tokens=opts.hole_tokens, seed=opts.seed)
+
+        t0 = time.perf_counter()
+        self._remember(uri)
+        fut = asyncio.get_running_loop().run_in_executor(self._pool, run)
+        self._pending += 1
+        try:
+            outcome = await fut
+        except asyncio.CancelledError:
+            token.cancel("cancelled")  # the worker stops at its next denoising step
+            raise
+        except Cancelled as e:
+            if token.reason == "stale":
+                raise StaleEdit(f"{uri} changed during the edit (version {s.version}, it was for {version})") from e
+            return result(str(e) or "cancelled", steps=filler.steps, denoise_calls=filler.calls)
+        finally:
+            self._pending -= 1
+        if s.version != version or self.sessions.get(uri) is not s:
+            raise StaleEdit(f"{uri} changed during the edit (version {s.version}, it was for {version})")
+        outcome.stats.update(ms=round((time.perf_counter() - t0) * 1e3, 1), denoise_calls=filler.calls,
+                             steps=filler.steps)
+        if outcome.ok and not edits.edits_inside(outcome.edits, start, end):  # never: edit.py confines them
+            log.error("%s produced edits outside the range; dropped", kind)
+            return result("internal error: edit outside the range")
+        return EditResult(outcome, start, end, version)
 
     def _syntax_hook(self, text: str, offset: int, plan: SpanPlan, lang: str | None, tree: Any = None):
         """Character spans of new ERROR/MISSING nodes in each candidate, for syntax-guided renoising.

@@ -1,32 +1,43 @@
 """LSP side of in-line rewrites: code actions (resolved lazily) and key-bindable commands.
 
-Thin, like the handlers in :mod:`server`: validate the target ``{uri, range, version}``, run one of
-:mod:`edit`'s algorithms with a :class:`~dgcomplete.edit.ModelFiller` on the engine's model thread, check the
-document version before and after, and answer a versioned ``WorkspaceEdit`` confined to the range — as the
-resolved action's edit, or applied with ``workspace/applyEdit`` by the commands.
+Thin, like the handlers in :mod:`server`: turn the target ``{uri, range, version}`` into engine types, call
+:meth:`Engine.edit <dgcomplete.engine.Engine.edit>` (which queues the work on the model thread, bounds it,
+checks staleness and decides soundness through :mod:`edit`), and turn its outcome into a versioned
+``WorkspaceEdit`` confined to the range — as the resolved action's edit, or applied with
+``workspace/applyEdit`` by the commands.
 
     dgcomplete.rewriteSelection / dgcomplete.repairSyntax / dgcomplete.fillHoles
         argument: {uri, range, version} (+ optional seed, fraction)
-        result:   {applied, newText, reason, stats}
-    a stale version answers ContentModified (-32801) and applies nothing.
+        result:   {applied, newText, reason, stats}     (reason: one line, why nothing was applied)
+    a stale version answers ContentModified (-32801) and applies nothing; a server without the local model
+    answers RequestFailed (-32803).
+
+Every request to the client (``window/workDoneProgress/create``, ``workspace/applyEdit``) is bounded by
+``CLIENT_TIMEOUT_S`` (environment ``DGCOMPLETE_CLIENT_TIMEOUT_S``) and reads the reply untyped, so a client
+that answers garbage or never costs at most that long and never leaves a command unanswered. Progress is
+optional (created without holding up the work) and, once begun, always ends.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import threading
 import time
 import uuid
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcContentModified, JsonRpcInvalidParams
+from pygls.lsp.server import LanguageServer
+from pygls.progress import Progress
+from pygls.protocol import LanguageServerProtocol
 
 from . import edit
-from .engine import MAX_DOCUMENT_CHARS, EngineError, Session
-from .types import Cancelled, CancelToken
+from .engine import EditOptions, Engine, EngineError, Session, StaleEdit
+from .types import CancelToken
 
 log = logging.getLogger("dgcomplete.rewrite")
 
@@ -37,6 +48,31 @@ COMMANDS = {"rewrite": REWRITE_COMMAND, "repair": REPAIR_COMMAND, "fill": FILL_C
 TITLES = {"rewrite": "Rewrite selection", "repair": "Repair syntax", "fill": "Fill holes"}
 KINDS = {"rewrite": lsp.CodeActionKind.RefactorRewrite, "repair": lsp.CodeActionKind.QuickFix,
          "fill": lsp.CodeActionKind.RefactorRewrite}
+CLIENT_TIMEOUT_S = float(os.environ.get("DGCOMPLETE_CLIENT_TIMEOUT_S") or 30.0)  # applyEdit (the user may be asked)
+PROGRESS_TIMEOUT_S = min(5.0, CLIENT_TIMEOUT_S)  # window/workDoneProgress/create
+
+
+class RewriteSettings(Protocol):
+    rewrite_fraction: float
+    rewrite_variants: int
+    repair_rounds: int
+    hole_tokens: int
+
+
+class RewriteServer(Protocol):
+    """What the rewrites need of the language server (``server.DgServer``)."""
+
+    settings: RewriteSettings
+    client_capabilities: lsp.ClientCapabilities
+    work_done_progress: Progress
+    workspace: Any  # pygls' Workspace (documents typed before the engine had them)
+
+    @property
+    def protocol(self) -> LanguageServerProtocol: ...
+
+    async def engine_or_reason(self) -> tuple[Engine | None, str]: ...
+
+    def window_show_message(self, params: lsp.ShowMessageParams) -> None: ...
 
 
 @dataclass
@@ -81,15 +117,58 @@ def parse_target(raw: Any, kind: str | None = None) -> Target:
         fraction = raw.get("fraction")
         return Target(uri, lsp.Range(start=start, end=end), None if version is None else int(version), kind,
                       int(raw.get("seed") or 0), None if fraction is None else float(fraction))
-    except (KeyError, TypeError, ValueError) as e:
+    except (KeyError, TypeError, ValueError, OverflowError) as e:
         raise JsonRpcInvalidParams(f"invalid rewrite target: {e}") from e
 
 
-# ---- progress and cancellation ---------------------------------------------------------------------------
-class _Progress:
-    """Server-created work done progress (when the client supports it), cancellable from the client UI."""
+# ---- requests to the client -------------------------------------------------------------------------------
+@dataclass
+class Reply:
+    result: Any = None  # the raw JSON result (not structured: a malformed one is judged by the caller)
+    error: str = ""  # "timeout", the client's error message, or empty
 
-    def __init__(self, ls: Any, title: str, cancel: CancelToken) -> None:
+
+def _plain(x: Any) -> Any:
+    """pygls hands an untyped result over as namedtuples: back to JSON values."""
+    if isinstance(x, tuple) and hasattr(x, "_asdict"):
+        return {k: _plain(v) for k, v in x._asdict().items()}
+    if isinstance(x, (list, tuple)):
+        return [_plain(v) for v in x]
+    return x
+
+
+async def ask_client(ls: RewriteServer, method: str, params: Any, timeout: float) -> Reply:
+    """Send a request to the client and wait at most ``timeout`` seconds for its answer, read untyped.
+
+    pygls structures a reply by the method's result type and, when that fails, never resolves the request's
+    future; reading it as a plain JSON value instead means garbage comes back as garbage (for the caller to
+    refuse) rather than as a wait that never ends.
+    """
+    proto = ls.protocol
+    msg_id = f"dgcomplete-{uuid.uuid4()}"
+    fut = proto.send_request(method, params, msg_id=msg_id)
+    getattr(proto, "_result_types", {}).pop(msg_id, None)  # no reply can have come yet: we hold the loop
+    try:
+        return Reply(_plain(await asyncio.wait_for(asyncio.wrap_future(fut), timeout)))
+    except asyncio.TimeoutError:
+        log.warning("%s: no answer from the client in %.0f s", method, timeout)
+        return Reply(error=f"the client did not answer {method} in {timeout:.0f} s")
+    except asyncio.CancelledError:
+        raise
+    except Exception as e:  # an error response
+        return Reply(error=f"{method} failed: {getattr(e, 'message', None) or e}")
+    finally:
+        getattr(proto, "_request_futures", {}).pop(msg_id, None)
+
+
+class _Progress:
+    """Server-created work done progress (when the client supports it), cancellable from the client UI.
+
+    ``window/workDoneProgress/create`` is sent without holding up the work; the progress begins when the
+    client accepts the token, and :meth:`end` (always called) ends a begun one or forgets a pending one.
+    """
+
+    def __init__(self, ls: RewriteServer, title: str, cancel: CancelToken) -> None:
         caps = ls.client_capabilities
         self.ls = ls
         self.enabled = bool(caps and caps.window and caps.window.work_done_progress)
@@ -97,23 +176,29 @@ class _Progress:
         self.title = title
         self.cancel = cancel
         self.loop = asyncio.get_running_loop()
+        self.begun = False
+        self.ended = False
         self.last = 0.0
         self.passes = 0
         self.lock = threading.Lock()
+        self.task: asyncio.Task[None] | None = None
 
-    async def begin(self) -> None:
-        if not self.enabled:
+    def start(self) -> None:
+        if self.enabled:
+            self.task = asyncio.ensure_future(self._create())
+
+    async def _create(self) -> None:
+        reply = await ask_client(self.ls, lsp.WINDOW_WORK_DONE_PROGRESS_CREATE,
+                                 lsp.WorkDoneProgressCreateParams(token=self.token), PROGRESS_TIMEOUT_S)
+        if reply.error or reply.result is not None or self.ended:  # refused, silent, malformed, or too late
             return
-        try:
-            await self.ls.work_done_progress.create_async(self.token)
-        except Exception:  # the client refused the token: carry on without progress
-            self.enabled = False
-            return
-        fut = self.ls.work_done_progress.tokens.get(self.token)
+        wdp = self.ls.work_done_progress
+        wdp.begin(self.token, lsp.WorkDoneProgressBegin(
+            title=f"dgcomplete: {self.title}", cancellable=True, message="denoising"))
+        self.begun = True
+        fut = wdp.tokens.get(self.token)
         if fut is not None:  # window/workDoneProgress/cancel from the client's UI
             fut.add_done_callback(lambda f: f.cancelled() and self.cancel.cancel("cancelled"))
-        self.ls.work_done_progress.begin(self.token, lsp.WorkDoneProgressBegin(
-            title=f"dgcomplete: {self.title}", cancellable=True, message="denoising"))
 
     def step(self, step: int, total: int) -> None:
         """From the model thread: report at most every 100 ms."""
@@ -127,16 +212,24 @@ class _Progress:
                 return
             self.last = now
             msg = f"pass {self.passes}, step {step + 1}/{total}"
-        self.loop.call_soon_threadsafe(self.ls.work_done_progress.report, self.token,
-                                       lsp.WorkDoneProgressReport(message=msg))
+        self.loop.call_soon_threadsafe(self._report, msg)
+
+    def _report(self, msg: str) -> None:
+        if self.begun and not self.ended:
+            self.ls.work_done_progress.report(self.token, lsp.WorkDoneProgressReport(message=msg))
 
     def end(self, message: str) -> None:
-        if self.enabled:
+        if self.ended:
+            return
+        self.ended = True
+        if self.task is not None and not self.task.done():
+            self.task.cancel()
+        if self.begun:
             self.ls.work_done_progress.end(self.token, lsp.WorkDoneProgressEnd(message=message))
             self.ls.work_done_progress.tokens.pop(self.token, None)
 
 
-def _watch_request(ls: Any, token: CancelToken) -> None:
+def _watch_request(ls: RewriteServer, token: CancelToken) -> None:
     """Cancel ``token`` when the client cancels the request being handled ($/cancelRequest).
 
     pygls runs ``workspace/executeCommand`` handlers inside its own future: cancelling that one answers the
@@ -150,92 +243,65 @@ def _watch_request(ls: Any, token: CancelToken) -> None:
 
 
 # ---- computing an edit -----------------------------------------------------------------------------------
-def _session(ls: Any, uri: str) -> Session:
-    engine = ls.engine
+def _session(ls: RewriteServer, engine: Engine, uri: str) -> Session:
     try:
         return engine.session(uri)
-    except EngineError:
+    except EngineError:  # opened while the model loaded: pygls' copy is the one we have
         doc = ls.workspace.get_text_document(uri)
         if doc is None or doc.source is None:
             raise JsonRpcInvalidParams(f"unknown document {uri}") from None
         return engine.open(uri, doc.source, doc.version or 0, doc.language_id)
 
 
-def _stale(s: Session, version: int) -> JsonRpcContentModified:
-    return JsonRpcContentModified(f"{s.uri} changed (version {s.version}, the request was for {version})")
-
-
-def _offsets(s: Session, target: Target) -> tuple[int, int]:
-    r = target.range
+def _span(s: Session, kind: str, r: lsp.Range) -> tuple[int, int]:
     start = s.doc.offset_at(r.start.line, r.start.character)
     end = s.doc.offset_at(r.end.line, r.end.character)
-    if start == end and target.kind != "rewrite":  # a cursor: its line
-        text = s.doc.text
-        start = text.rfind("\n", 0, start) + 1
-        nl = text.find("\n", end)
-        end = len(text) if nl < 0 else nl
-    return start, end
+    return edit.target_span(s.doc.text, start, end, kind)
 
 
-async def compute(ls: Any, target: Target, cancel: CancelToken) -> tuple[edit.Outcome, Session, int, int, int]:
-    """Run the target's algorithm on the model thread: (outcome, session, version, start, end)."""
+def _options(ls: RewriteServer, target: Target) -> EditOptions:
+    rs = ls.settings
+    return EditOptions(seed=target.seed, fraction=rs.rewrite_fraction if target.fraction is None else target.fraction,
+                       rounds=rs.repair_rounds, hole_tokens=rs.hole_tokens)
+
+
+async def compute(ls: RewriteServer, target: Target, cancel: CancelToken) -> tuple[edit.Outcome, Session | None, int]:
+    """The target's edit from the engine: (outcome, session, version). Progress begins and always ends here."""
     engine, reason = await ls.engine_or_reason()
     if engine is None:
-        return edit.Outcome(reason=reason), None, 0, 0, 0  # type: ignore[return-value]
-    s = _session(ls, target.uri)
+        return edit.Outcome(reason=reason), None, 0
+    s = _session(ls, engine, target.uri)
     version = s.version if target.version is None else target.version
     if s.version != version:
-        raise _stale(s, version)
-    start, end = _offsets(s, target)
-    if engine.local is None:
-        return edit.Outcome(reason="rewrites need the local model"), s, version, start, end
-    if len(s.doc.text) > MAX_DOCUMENT_CHARS:
-        return edit.Outcome(reason="document too large"), s, version, start, end
-    text, lang, rs = s.doc.text, s.lang, ls.settings
+        raise JsonRpcContentModified(f"{s.uri} changed (version {s.version}, the request was for {version})")
+    start = s.doc.offset_at(target.range.start.line, target.range.start.character)
+    end = s.doc.offset_at(target.range.end.line, target.range.end.character)
     progress = _Progress(ls, TITLES[target.kind], cancel)
-    await progress.begin()
-
-    def on_step(step: int, total: int) -> None:  # model thread
-        if s.version != version or engine.sessions.get(s.uri) is not s:
-            cancel.cancel("stale")
-        progress.step(step, total)
-
-    filler = edit.ModelFiller(engine.local, s.uri, cancel=cancel, on_step=on_step)
-
-    def run() -> edit.Outcome:
-        if target.kind == "rewrite":
-            frac = rs.rewrite_fraction if target.fraction is None else target.fraction
-            return edit.rewrite(text, start, end, lang, filler, fraction=frac, seed=target.seed)
-        if target.kind == "repair":
-            return edit.repair(text, start, end, lang, filler, rounds=rs.repair_rounds, seed=target.seed)
-        return edit.fill_holes(text, start, end, lang, filler, max_tokens=rs.hole_tokens, seed=target.seed)
-
-    t0 = time.perf_counter()
+    progress.start()
     end_msg = "done"
     try:
-        outcome = await engine.run_in_model_thread(run)
+        res = await engine.edit(target.kind, s.uri, start, end, version, cancel, progress.step, _options(ls, target))
+        end_msg = "done" if res.outcome.ok else "cancelled" if cancel.cancelled else res.outcome.reason or "no edit"
     except asyncio.CancelledError:
-        cancel.cancel("cancelled")  # the worker stops at its next denoising step
         end_msg = "cancelled"
         raise
-    except Cancelled as e:
+    except StaleEdit as e:
         end_msg = "cancelled"
-        if cancel.reason == "stale":
-            raise _stale(s, version) from e
-        return edit.Outcome(reason=str(e) or "cancelled"), s, version, start, end
+        raise JsonRpcContentModified(str(e)) from e
+    except EngineError as e:
+        end_msg = "failed"
+        from .server import RequestFailed  # -32803 (server imports this module)
+
+        raise RequestFailed(str(e)) from e
+    except BaseException:
+        end_msg = "failed"
+        raise
     finally:
         progress.end(end_msg)
-    if s.version != version or engine.sessions.get(s.uri) is not s:
-        raise _stale(s, version)
-    outcome.stats.update(ms=round((time.perf_counter() - t0) * 1e3, 1), denoise_calls=filler.calls,
-                         steps=filler.steps)
-    if outcome.ok and not edit.edits_inside(outcome.edits, start, end):  # never: edit.py confines them
-        log.error("rewrite produced edits outside the range; dropped")
-        return edit.Outcome(reason="internal error: edit outside the range"), s, version, start, end
-    return outcome, s, version, start, end
+    return res.outcome, s, version
 
 
-def workspace_edit(ls: Any, s: Session, version: int, edits: list[edit.Edit]) -> lsp.WorkspaceEdit:
+def workspace_edit(ls: RewriteServer, s: Session, version: int, edits: list[edit.Edit]) -> lsp.WorkspaceEdit:
     """A versioned TextDocumentEdit (plain ``changes`` only for clients that declare no documentChanges)."""
     def pos(offset: int) -> lsp.Position:
         line, col = s.doc.position_at(offset)
@@ -256,41 +322,38 @@ def _wants(only: list[str] | None, kind: str) -> bool:
     return not only or any(kind == o or kind.startswith(o + ".") for o in only)
 
 
-def _resolve_supported(ls: Any) -> bool:
+def _resolve_supported(ls: RewriteServer) -> bool:
     caps = ls.client_capabilities
     ca = caps.text_document.code_action if caps and caps.text_document else None
     return bool(ca and ca.resolve_support and "edit" in (ca.resolve_support.properties or []))
 
 
-async def code_actions(ls: Any, params: lsp.CodeActionParams) -> list[lsp.CodeAction] | None:
+async def code_actions(ls: RewriteServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction] | None:
     """Cheap listing (no model work): Rewrite (variants), Repair (errors in range), Fill holes (holes)."""
     engine, _ = await ls.engine_or_reason()
     if engine is None or engine.local is None:
         return None
     try:
-        s = _session(ls, params.text_document.uri)
+        s = _session(ls, engine, params.text_document.uri)
     except JsonRpcInvalidParams:
         return None
     only = [str(k) for k in params.context.only] if params.context.only else None
-    rs = ls.settings
-    base = Target(s.uri, params.range, s.version, "rewrite")
-    start, end = _offsets(s, base)
+    start, end = _span(s, "rewrite", params.range)
     text = s.doc.text
     lazy = _resolve_supported(ls)
     actions: list[lsp.CodeAction] = []
 
     def add(kind: str, title: str, seed: int = 0, diagnostics: list[lsp.Diagnostic] | None = None) -> None:
-        t = Target(s.uri, params.range, s.version, kind, seed)
-        data = t.data()
+        data = Target(s.uri, params.range, s.version, kind, seed).data()
         actions.append(lsp.CodeAction(
             title=f"dgcomplete: {title}", kind=KINDS[kind], data=data, diagnostics=diagnostics,
             command=None if lazy else lsp.Command(title=title, command=COMMANDS[kind], arguments=[data])))
 
     if _wants(only, KINDS["rewrite"]) and end > start and text[start:end].strip():
-        n = max(1, min(3, rs.rewrite_variants))
+        n = max(1, min(3, ls.settings.rewrite_variants))
         for v in range(n):
             add("rewrite", TITLES["rewrite"] + (f" (variant {v + 1})" if n > 1 else ""), seed=v)
-    lo, hi = _offsets(s, Target(s.uri, params.range, s.version, "repair"))
+    lo, hi = _span(s, "repair", params.range)
     if _wants(only, KINDS["repair"]) and edit.errors_in_range(edit.error_nodes(text, s.lang, s.doc.tree, s.doc.index()), lo, hi):
         add("repair", TITLES["repair"], diagnostics=list(params.context.diagnostics) or None)
     if _wants(only, KINDS["fill"]) and edit.find_holes(text, lo, hi):
@@ -298,14 +361,13 @@ async def code_actions(ls: Any, params: lsp.CodeActionParams) -> list[lsp.CodeAc
     return actions
 
 
-async def resolve_action(ls: Any, action: lsp.CodeAction) -> lsp.CodeAction:
+async def resolve_action(ls: RewriteServer, action: lsp.CodeAction) -> lsp.CodeAction:
     """Compute the action's edit (confined to its range, for the version it was listed for)."""
     if not isinstance(action.data, dict) or action.data.get("kind") not in COMMANDS:
         return action
     target = parse_target(action.data)
-    cancel = CancelToken()
-    outcome, s, version, _, _ = await compute(ls, target, cancel)
-    if outcome.ok:
+    outcome, s, version = await compute(ls, target, CancelToken())
+    if outcome.ok and s is not None:
         action.edit = workspace_edit(ls, s, version, outcome.edits)
     else:
         log.info("%s: no edit (%s)", TITLES[target.kind], outcome.reason)
@@ -314,47 +376,57 @@ async def resolve_action(ls: Any, action: lsp.CodeAction) -> lsp.CodeAction:
     return action
 
 
-async def run_command(ls: Any, kind: str, args: tuple[Any, ...]) -> dict[str, Any]:
+async def run_command(ls: RewriteServer, kind: str, args: tuple[Any, ...]) -> dict[str, Any]:
     """Compute the edit and apply it with workspace/applyEdit (versioned)."""
     if len(args) != 1:
         raise JsonRpcInvalidParams(f"{COMMANDS[kind]} takes one argument {{uri, range, version}}")
     target = parse_target(args[0], kind)
     cancel = CancelToken()
     _watch_request(ls, cancel)
-    outcome, s, version, _, _ = await compute(ls, target, cancel)
-    if not outcome.ok:
-        return {"applied": False, "newText": "", "reason": outcome.reason, "stats": outcome.stats}
+    outcome, s, version = await compute(ls, target, cancel)
+
+    def nothing(reason: str) -> dict[str, Any]:
+        return {"applied": False, "newText": "", "reason": reason, "stats": outcome.stats}
+
+    if not outcome.ok or s is None:
+        return nothing(outcome.reason)
     if cancel.cancelled:
-        return {"applied": False, "newText": "", "reason": cancel.reason or "cancelled", "stats": outcome.stats}
+        return nothing(cancel.reason or "cancelled")
     if s.version != version:
-        raise _stale(s, version)
-    resp = await ls.workspace_apply_edit_async(lsp.ApplyWorkspaceEditParams(
-        edit=workspace_edit(ls, s, version, outcome.edits), label=f"dgcomplete: {TITLES[kind]}"))
-    applied = bool(resp and resp.applied)
-    reason = "" if applied else ((resp.failure_reason if resp else None) or "the client did not apply the edit")
-    return {"applied": applied, "newText": outcome.new_text if applied else "", "reason": reason,
-            "stats": outcome.stats}
+        raise JsonRpcContentModified(f"{s.uri} changed (version {s.version}, the request was for {version})")
+    reply = await ask_client(ls, lsp.WORKSPACE_APPLY_EDIT, lsp.ApplyWorkspaceEditParams(
+        edit=workspace_edit(ls, s, version, outcome.edits), label=f"dgcomplete: {TITLES[kind]}"), CLIENT_TIMEOUT_S)
+    res = reply.result
+    if reply.error:
+        return nothing(reply.error)
+    if not isinstance(res, dict) or not isinstance(res.get("applied"), bool):
+        log.warning("workspace/applyEdit: malformed reply %.200r", res)
+        return nothing("the client's answer to workspace/applyEdit was malformed")
+    if not res["applied"]:
+        why = res.get("failureReason")
+        return nothing(why if isinstance(why, str) and why else "the client did not apply the edit")
+    return {"applied": True, "newText": outcome.new_text, "reason": "", "stats": outcome.stats}
 
 
-def register(ls: Any) -> None:
+def register(ls: LanguageServer) -> None:
     """Add the code actions and the three commands to a server made by ``server.make_server``."""
     @ls.feature(lsp.TEXT_DOCUMENT_CODE_ACTION, lsp.CodeActionOptions(
         code_action_kinds=[lsp.CodeActionKind.RefactorRewrite, lsp.CodeActionKind.QuickFix], resolve_provider=True))
-    async def code_action(ls: Any, params: lsp.CodeActionParams) -> list[lsp.CodeAction] | None:
+    async def code_action(ls: RewriteServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction] | None:
         return await code_actions(ls, params)
 
     @ls.feature(lsp.CODE_ACTION_RESOLVE)
-    async def code_action_resolve(ls: Any, params: lsp.CodeAction) -> lsp.CodeAction:
+    async def code_action_resolve(ls: RewriteServer, params: lsp.CodeAction) -> lsp.CodeAction:
         return await resolve_action(ls, params)
 
     @ls.command(REWRITE_COMMAND)
-    async def rewrite_selection(ls: Any, *args: Any) -> dict[str, Any]:
+    async def rewrite_selection(ls: RewriteServer, *args: Any) -> dict[str, Any]:
         return await run_command(ls, "rewrite", args)
 
     @ls.command(REPAIR_COMMAND)
-    async def repair_syntax(ls: Any, *args: Any) -> dict[str, Any]:
+    async def repair_syntax(ls: RewriteServer, *args: Any) -> dict[str, Any]:
         return await run_command(ls, "repair", args)
 
     @ls.command(FILL_COMMAND)
-    async def fill_holes(ls: Any, *args: Any) -> dict[str, Any]:
+    async def fill_holes(ls: RewriteServer, *args: Any) -> dict[str, Any]:
         return await run_command(ls, "fill", args)

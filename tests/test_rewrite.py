@@ -574,3 +574,65 @@ async def test_cancelling_a_long_rewrite_stops_it(tiny_model):
         assert "applied" in res
     finally:
         await stop_daemon(client)
+
+
+# ---- Engine.edit: the engine's queue, bounds, staleness and cache bookkeeping cover rewrites ----------------
+async def test_engine_edit_is_queued_bounded_and_stale_checked(tiny_model, monkeypatch):
+    from dgcomplete import engine as eng
+    from dgcomplete.model import load_model
+
+    monkeypatch.setattr(eng, "MAX_PENDING_JOBS", 2)
+    e = eng.Engine(load_model(tiny_model), threads=1, max_steps=4)
+    try:
+        uri = "file:///e/a.txt"
+        e.open(uri, TXT, 1, "plaintext")
+        res = await e.edit("rewrite", uri, 24, 41, 1, options=eng.EditOptions(seed=1))
+        assert res.outcome.ok and (res.start, res.end, res.version) == (24, 41, 1)
+        assert uri in e._recent and uri in e.local.states  # the prefix cache is the engine's to evict
+        steps: list[tuple[int, int]] = []
+        res = await e.edit("repair", uri, 30, 30, None, progress=lambda i, n: steps.append((i, n)))
+        assert (res.start, res.end) == (17, 53)  # a cursor: its line
+        assert res.outcome.reason == "no parser for this language" and steps == []
+
+        # the queue: with the model thread held, the edits beyond MAX_PENDING_JOBS are refused as busy
+        gate = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        e._pool.submit(lambda: asyncio.run_coroutine_threadsafe(gate.wait(), loop).result())
+        jobs = [asyncio.ensure_future(e.edit("rewrite", uri, 24, 41, 1, options=eng.EditOptions(seed=i)))
+                for i in range(4)]
+        await asyncio.sleep(0.05)
+        # a change while the edits wait: they are stale when they run
+        e.change(uri, 2, [((0, 0, 0, 0), "x")])
+        gate.set()
+        got = await asyncio.gather(*jobs, return_exceptions=True)
+        assert [type(g).__name__ for g in got[:2]] == ["StaleEdit", "StaleEdit"]
+        assert [g.outcome.reason for g in got[2:]] == ["busy: too many requests waiting for the model"] * 2
+        assert e._pending == 0
+        with pytest.raises(eng.StaleEdit):
+            await e.edit("rewrite", uri, 24, 41, 1)
+
+        # bounds: the range's size, and the decoder passes of one edit
+        big = "file:///e/big.txt"
+        e.open(big, "word " * (eng.MAX_EDIT_CHARS // 5 + 10), 1, "plaintext")
+        res = await e.edit("rewrite", big, 0, eng.MAX_EDIT_CHARS + 40, 1)
+        assert res.outcome.reason.startswith("selection too large") and "select less" in res.outcome.reason
+        monkeypatch.setattr(eng, "MAX_EDIT_PASSES", 3)
+        res = await e.edit("rewrite", big, 0, 2000, 1, options=eng.EditOptions(fraction=1.0))
+        assert not res.outcome.ok and "select less" in res.outcome.reason and res.outcome.stats["steps"] == 3
+        with pytest.raises(eng.EngineError):
+            await e.edit("nope", big, 0, 1, 1)
+    finally:
+        await e.shutdown()
+
+
+async def test_engine_edit_on_a_remote_only_engine_says_why():
+    from dgcomplete import engine as eng
+
+    async def aclose() -> None:
+        pass
+
+    e = eng.Engine(None, remote=SimpleNamespace(aclose=aclose))
+    e.open("file:///r.py", "x = (\n", 1, "python")
+    with pytest.raises(eng.EngineError, match="local model.*remote backend serves completions only"):
+        await e.edit("repair", "file:///r.py", 0, 5, 1)
+    await e.shutdown()
