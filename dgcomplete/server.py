@@ -233,7 +233,8 @@ class Protocol(LanguageServerProtocol):
         valid = []
         for i, c in enumerate(changes):
             try:
-                self._converter.structure(c, lsp.TextDocumentContentChangeEvent)
+                self._converter.structure({"textDocument": {"uri": "", "version": 0}, "contentChanges": [c]},
+                                          lsp.DidChangeTextDocumentParams)
                 valid.append(c)
             except Exception as e:  # noqa: BLE001 - reported, the others still apply
                 log.warning("textDocument/didChange: change %d of %d is invalid and was not applied (%s)",
