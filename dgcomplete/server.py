@@ -298,7 +298,6 @@ class Protocol(LanguageServerProtocol):
             self._initialize_seen = True
         super().handle_message(message)
 
-
     def _refuse_notebook(self, message: dict[str, Any]) -> None:
         """Notebooks are not advertised (no notebookDocumentSync): their cells were accepted but never updated."""
         if "id" in message:
@@ -412,7 +411,6 @@ class DgServer(LanguageServer):
         self.status_provider: Callable[[DgServer], Any] | None = None
         self.probe = False
         self.client_name = ""
-        self.requests = 0
         self._opening: set[asyncio.Future] = set()
         self.settings = Settings(model=model_path, threads=threads)
         self.engine: Engine | None = None
@@ -435,7 +433,7 @@ class DgServer(LanguageServer):
         """A daemon session: wait for the daemon's model, then serve a view of its engine."""
         shared = self.shared
         await shared.ready.wait()
-        owned = {"model": shared.model_path, "threads": shared.threads}
+        owned = {"model": shared.model_path, "threads": shared.threads, "steps": shared.steps}
         ignored = [k for k, v in owned.items() if getattr(self.settings, k) not in (None, v)]
         if ignored:
             log.warning("shared daemon: the session's %s setting(s) are the daemon's; ignored", ignored)
@@ -451,7 +449,8 @@ class DgServer(LanguageServer):
             self.load_error = shared.load_error
             self.show_fatal(self.load_error)
         else:
-            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Info, f"dgcomplete: {shared.ready_line}"))
+            self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Info,
+                                                         f"dgcomplete: shared daemon ready ({shared.ready_line})"))
 
     async def end_session(self) -> None:
         """The connection ended (exit, EOF or reset): cancel its requests and drop its documents."""
@@ -499,7 +498,7 @@ class DgServer(LanguageServer):
                                               lsp.WorkDoneProgressReport(message=msg))
 
             info = await self.engine.start(report)
-            line = f"model {loaded.name} ready: {describe_threads(info)}"
+            line = f"model {loaded.name} ready on {describe_threads(info)}"  # " ready ": what clients look for
             log.info(line)
             self.window_log_message(lsp.LogMessageParams(lsp.MessageType.Info, f"dgcomplete: {line}"))
         except (CheckpointError, OSError, RuntimeError) as e:

@@ -361,3 +361,26 @@ def test_fair_executor_takes_sessions_in_turn():
     ex.shutdown(wait=False, cancel_futures=True)  # what Engine.shutdown does: queued jobs are cancelled
     hold.set()
     assert queued_[0].cancelled() and "never" not in order
+
+
+def test_a_daemon_whose_model_cannot_load_says_so_to_each_session(tmp_path):
+    rt = Path(tempfile.mkdtemp(prefix="dgrt-"))
+    env = {**os.environ, "XDG_RUNTIME_DIR": str(rt), "PYTHONPATH": str(ROOT)}
+    sock = rt / "bad.sock"
+    d = DaemonProcess("--model", str(tmp_path / "no-such-model"), "--socket", str(sock), env=env,
+                      log=tmp_path / "daemon.log")
+    try:
+        assert "NO MODEL" in d.wait_ready() and "cannot load the model" in d.ready_line
+        for _ in range(2):
+            c = SocketClient(sock)
+            c.initialize()
+            _open(c, 0)
+            r = c.request("textDocument/inlineCompletion", _inline(1, 4), 60)
+            assert r is not None and r.get("result") == {"items": []}, r
+            shown = [n for n in c.notifications if n["method"] == "window/showMessage"]
+            assert len(shown) == 1 and "cannot load the model" in shown[0]["params"]["message"], shown
+            assert c.close() == 0
+        assert d.proc.poll() is None
+    finally:
+        assert d.stop() == 0
+        shutil.rmtree(rt, ignore_errors=True)
