@@ -21,8 +21,7 @@ from pathlib import Path
 import pytest
 
 from bench.reliability import ROOT, RawDaemon, raw_frame
-
-from .socket_client import DaemonProcess, SocketClient, free_port, proc_rss_kb
+from bench.shared import DaemonProcess, SocketClient, free_port, proc_rss_kb
 
 URI = "file:///shared/same.py"
 
