@@ -69,7 +69,7 @@ class SharedModel:
             self.info = await self.engine.start()
             self.load_s = time.perf_counter() - t0
             params = loaded.model.num_parameters(False) / 1e6
-            self.ready_line = (f"model {loaded.name} ({params:.1f}M params) on {describe_threads(self.info)}, "
+            self.ready_line = (f"model {loaded.name} ({params:.3g}M params) on {describe_threads(self.info)}, "
                                f"loaded in {self.load_s:.1f} s")
         except (CheckpointError, OSError, RuntimeError) as e:
             self.load_s = time.perf_counter() - t0
