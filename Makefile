@@ -17,7 +17,8 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-## Run the daemon on the embedded model, on TCP $(HOST):$(PORT) (editors can also start `dgcomplete serve` on stdio)
+## Serve the embedded model on TCP $(HOST):$(PORT) to any number of clients (one LSP session each) until Ctrl-C;
+## prints one line when ready. Editors can also start `dgcomplete serve` (stdio) or `serve --shared` (shared daemon)
 serve: setup
 	$(VENV)/bin/dgcomplete serve --tcp $(HOST):$(PORT)
 

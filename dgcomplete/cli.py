@@ -1,4 +1,4 @@
-"""``dgcomplete serve | infill | doctor | train`` — the commands users and scripts rely on."""
+"""``dgcomplete serve | daemon | status | infill | doctor | train`` — the commands users and scripts rely on."""
 
 from __future__ import annotations
 
@@ -39,17 +39,109 @@ def _remote_from_args(args: argparse.Namespace):
         sys.exit(f"dgcomplete: {e}")
 
 
-def cmd_serve(args: argparse.Namespace) -> int:
-    _setup_logging(args.log_file, args.verbose)
-    if args.tcp:
-        host = args.tcp.rpartition(":")[0] or "127.0.0.1"
-        if host not in ("127.0.0.1", "localhost", "::1") and not args.allow_remote:
-            sys.exit(f"dgcomplete: refusing to listen on {host}: pass --allow-remote to expose the daemon")
-    from .server import serve
+def _tcp_address(args: argparse.Namespace) -> tuple[str, int] | None:
+    if not args.tcp:
+        return None
+    host, _, port = args.tcp.rpartition(":")
+    host = host.strip("[]") or "127.0.0.1"
+    if host not in ("127.0.0.1", "localhost", "::1") and not args.allow_remote:
+        sys.exit(f"dgcomplete: refusing to listen on {host}: pass --allow-remote to expose the daemon")
+    try:
+        return host, int(port)
+    except ValueError:
+        sys.exit(f"dgcomplete: --tcp wants HOST:PORT, not {args.tcp!r}")
 
+
+def _backend_key(args: argparse.Namespace) -> dict[str, str] | None:
+    if getattr(args, "backend", "local") != "openai":
+        return None
+    return {"backend": "openai", "url": args.url or "", "model": args.remote_model or args.model or ""}
+
+
+def _daemon_args(args: argparse.Namespace) -> list[str]:
+    """The flags ``serve --shared`` hands to the daemon it starts."""
+    out = []
+    for flag in ("model", "threads", "backend", "url", "remote_model", "local_model", "api_key_env"):
+        v = getattr(args, flag, None)
+        if v is not None and not (flag == "backend" and v == "local"):
+            out += [f"--{flag.replace('_', '-')}", str(v)]
+    return out + (["--verbose"] if args.verbose else [])
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    if args.shared:  # the relay: no torch, no model here
+        if args.tcp:
+            sys.exit("dgcomplete: --shared relays stdio to the per-user daemon; it takes no --tcp")
+        from .relay import serve_shared
+
+        model = args.local_model if args.backend == "openai" else args.model
+        return serve_shared(_daemon_args(args), model=model, backend=_backend_key(args), socket_override=args.socket,
+                            idle_exit_min=args.idle_exit, start_timeout=args.start_timeout)
+    _setup_logging(args.log_file, args.verbose)
+    tcp = _tcp_address(args)
     remote = _remote_from_args(args)
     local = args.local_model if remote is not None else args.model
-    serve(local, tcp=args.tcp, threads=args.threads, remote=remote)
+    if tcp is not None:  # `make serve`: many sessions, one model, until interrupted (a client's exit ends its own)
+        from .daemon import run_daemon
+
+        return run_daemon(local, unix=None, tcp=tcp, threads=args.threads, remote=remote)
+    from .server import serve
+
+    return serve(local, threads=args.threads, remote=remote)
+
+
+def cmd_daemon(args: argparse.Namespace) -> int:
+    from .relay import DaemonError, socket_path
+
+    _setup_logging(args.log_file, args.verbose)
+    tcp = _tcp_address(args)
+    remote = _remote_from_args(args)
+    local = args.local_model if remote is not None else args.model
+    unix = None
+    if not args.no_unix:
+        try:
+            unix = Path(args.socket) if args.socket else socket_path(local, _backend_key(args))
+        except DaemonError as e:
+            sys.exit(f"dgcomplete: {e}")
+    if unix is None and tcp is None:
+        sys.exit("dgcomplete: --no-unix needs --tcp")
+    from .daemon import run_daemon
+
+    return run_daemon(local, unix=unix, tcp=tcp, threads=args.threads, steps=args.steps, remote=remote,
+                      idle_exit_min=args.idle_exit)
+
+
+def cmd_status(args: argparse.Namespace) -> int:
+    import socket
+
+    from .relay import DaemonError, connect, format_status, query_status, runtime_dir, socket_path
+
+    try:
+        if args.tcp:
+            host, _, port = args.tcp.rpartition(":")
+            targets = [(args.tcp, socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), 10))]
+        else:
+            paths = [Path(args.socket)] if args.socket else [socket_path(args.model)] if args.model else \
+                sorted(runtime_dir().glob("dgcomplete*.sock"))
+            targets = [(str(p), connect(p)) for p in paths]
+    except (OSError, ValueError, DaemonError) as e:
+        print(f"dgcomplete: no daemon answers: {e}", file=sys.stderr)
+        return 1
+    found = [(where, s) for where, s in targets if s is not None]
+    if not found:
+        where = ", ".join(w for w, _ in targets) or str(socket_path())
+        print(f"dgcomplete: no daemon running ({where})", file=sys.stderr)
+        return 1
+    out = []
+    for where, s in found:
+        with s:
+            try:
+                out.append(query_status(s))
+            except (OSError, ValueError, DaemonError) as e:
+                print(f"dgcomplete: {where}: {e}", file=sys.stderr)
+                return 1
+    print(json.dumps(out if len(out) > 1 else out[0], indent=1) if args.json else
+          "\n\n".join(format_status(st) for st in out))
     return 0
 
 
@@ -180,6 +272,36 @@ def main(argv: list[str] | None = None) -> int:
     s.add_argument("--remote-model", help="model name on the remote server (alias of --model with --backend openai)")
     s.add_argument("--local-model", help="with --backend openai: local checkpoint used as fallback")
     s.add_argument("--api-key-env", help="environment variable holding the API key")
+    s.add_argument("--shared", action="store_true",
+                   help="relay stdio to this user's shared daemon (one model for every editor), starting it if needed")
+    s.add_argument("--socket", help="with --shared: the daemon's Unix socket (default: per user and model)")
+    s.add_argument("--idle-exit", type=float, default=10.0, metavar="MINUTES",
+                   help="with --shared: a daemon it starts exits after this long without sessions (default 10)")
+    s.add_argument("--start-timeout", type=float, default=120.0, metavar="SECONDS",
+                   help="with --shared: how long to wait for a daemon it starts to listen")
+
+    dm = sub.add_parser("daemon", help="serve many editors from one model (Unix socket, optionally TCP)")
+    dm.add_argument("--socket", help="Unix socket path (default: $XDG_RUNTIME_DIR/dgcomplete*.sock, mode 0600)")
+    dm.add_argument("--no-unix", action="store_true", help="no Unix socket (with --tcp)")
+    dm.add_argument("--tcp", metavar="HOST:PORT", help="also listen on TCP (127.0.0.1 unless told)")
+    dm.add_argument("--allow-remote", action="store_true", help="allow --tcp on a non-loopback address")
+    dm.add_argument("--idle-exit", type=float, metavar="MINUTES", help="exit after this long without sessions")
+    dm.add_argument("--model", help="checkpoint directory (default: the embedded model)")
+    dm.add_argument("--threads", type=int, help="torch threads (default: measured at start-up)")
+    dm.add_argument("--steps", type=int, help="denoising steps per request (default: the model's)")
+    dm.add_argument("--log-file")
+    dm.add_argument("--verbose", action="store_true")
+    dm.add_argument("--backend", choices=["local", "openai"], default="local")
+    dm.add_argument("--url")
+    dm.add_argument("--remote-model")
+    dm.add_argument("--local-model")
+    dm.add_argument("--api-key-env")
+
+    st = sub.add_parser("status", help="the shared daemon's sessions, model, memory and queue")
+    st.add_argument("--socket", help="the daemon's Unix socket (default: every daemon of this user)")
+    st.add_argument("--model", help="the daemon serving this checkpoint")
+    st.add_argument("--tcp", metavar="HOST:PORT", help="a daemon on TCP (`make serve`)")
+    st.add_argument("--json", action="store_true")
 
     i = sub.add_parser("infill", help="fill the span at a position of a file and print it")
     i.add_argument("file")
@@ -205,6 +327,10 @@ def main(argv: list[str] | None = None) -> int:
         ap.error(f"unrecognized arguments: {' '.join(rest)}")
     if args.cmd == "serve":
         return cmd_serve(args)
+    if args.cmd == "daemon":
+        return cmd_daemon(args)
+    if args.cmd == "status":
+        return cmd_status(args)
     if args.cmd == "infill":
         return cmd_infill(args)
     if args.cmd == "doctor":

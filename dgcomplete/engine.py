@@ -9,13 +9,13 @@ which stops within one denoising step. Results for a document version that moved
 from __future__ import annotations
 
 import asyncio
+import copy
 import logging
 import os
 import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,6 +24,7 @@ import torch
 from . import edit as edits
 from . import syntax
 from .context import ContextIndex
+from .fair import FairExecutor
 from .gate import Gate
 from .local import LocalInfiller, WarmStart
 from .model import LoadedModel
@@ -140,7 +141,8 @@ class Engine:
         self.sessions: dict[str, Session] = {}
         self.threads = threads
         self.syntax_renoise = syntax_renoise
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="dgcomplete-model")
+        self._pool = FairExecutor("dgcomplete-model")  # one model thread; sessions of a daemon served in turn
+        self._base: Engine | None = None  # set on a view (see view())
         self._pending = 0
         self._recent: OrderedDict[str, None] = OrderedDict()  # doc keys with a resident prefix cache, LRU order
         self.load_error: str | None = None
@@ -181,10 +183,25 @@ class Engine:
         self.local.forget("<warm-up>")
         return {"threads": best, "timings_ms": {k: round(v * 1e3, 2) for k, v in timings.items()}}
 
+    def view(self) -> Engine:
+        """An engine for one more LSP session of a shared daemon: the same model, model thread and prefix
+        caches (keyed by URI and checked token by token, so sharing one is only a cache miss, never a wrong
+        answer); its own documents, settings and requests in flight. Two sessions never see each other's text."""
+        v = copy.copy(self)
+        v.sessions, v.settings, v._pending, v._base = {}, dict(self.settings), 0, self
+        v.context = ContextIndex()  # retrieval sees this session's documents only
+        return v
+
     async def shutdown(self) -> None:
         for s in self.sessions.values():
             if s.inflight:
                 s.inflight.cancel("shutdown")
+        if self._base is not None:  # one session of a daemon ends: its documents go, the model stays
+            for uri in list(self.sessions):
+                self.close(uri)
+            if self.remote is not None and self.remote is not self._base.remote:
+                await self.remote.aclose()
+            return
         if self.remote is not None:
             await self.remote.aclose()
         self._pool.shutdown(wait=False, cancel_futures=True)
@@ -223,6 +240,12 @@ class Engine:
             elif rng is None:
                 s.doc.replace_all(text)
             else:
+                if s.lang is not None and len(s.doc.text) + len(text) > MAX_DOCUMENT_CHARS:
+                    # the size cap applies before the parse: a 30 MB paste was parsed first (27 s on the loop)
+                    a, b = s.doc.offset_at(rng[0], rng[1]), s.doc.offset_at(rng[2], rng[3])
+                    if len(s.doc.text) - abs(b - a) + len(text) > MAX_DOCUMENT_CHARS:
+                        s.big_lang, s.lang = s.lang, None
+                        s.doc = syntax.SyntaxDocument(s.doc.text, None)
                 s.doc.apply_change(*rng, text)
             self._reindex(s, rng, text)
         self._fit(s)

@@ -91,6 +91,13 @@ class Target:
                           "end": {"line": r.end.line, "character": r.end.character}}}
 
 
+def _int(v: Any, name: str, lo: int = 0, hi: int = 2**31 - 1) -> int:
+    """A JSON integer in [lo, hi]: 7.9 and "7" are not versions, 2**70 is not a seed (it overflowed the RNG)."""
+    if type(v) is not int or not lo <= v <= hi:
+        raise ValueError(f"{name} must be an integer in [{lo}, {hi}], not {v!r}"[:160])
+    return v
+
+
 def parse_target(raw: Any, kind: str | None = None) -> Target:
     """``{uri, range, version}`` (a command argument or an action's data), or InvalidParams."""
     try:
@@ -102,7 +109,7 @@ def parse_target(raw: Any, kind: str | None = None) -> Target:
         rng = raw["range"]
 
         def pos(p: Any) -> lsp.Position:
-            line, ch = int(p["line"]), int(p["character"])
+            line, ch = _int(p["line"], "line", -(2**31)), _int(p["character"], "character", -(2**31))
             if line < 0 or ch < 0:
                 raise ValueError(f"invalid position {line}:{ch}")
             return lsp.Position(line=line, character=ch)
@@ -115,8 +122,9 @@ def parse_target(raw: Any, kind: str | None = None) -> Target:
         if kind not in COMMANDS:
             raise ValueError(f"unknown rewrite kind {kind!r}")
         fraction = raw.get("fraction")
-        return Target(uri, lsp.Range(start=start, end=end), None if version is None else int(version), kind,
-                      int(raw.get("seed") or 0), None if fraction is None else float(fraction))
+        return Target(uri, lsp.Range(start=start, end=end), None if version is None else _int(version, "version",
+                      -(2**31)), kind, _int(raw.get("seed") or 0, "seed", 0, 2**63 - 1),
+                      None if fraction is None else float(fraction))
     except (KeyError, TypeError, ValueError, OverflowError) as e:
         raise JsonRpcInvalidParams(f"invalid rewrite target: {e}") from e
 

@@ -51,17 +51,31 @@ export function serverSettings(): Record<string, unknown> {
   return out;
 }
 
+/** `serve --shared`: every window relays to one per-user daemon (one model in memory). "auto": on when a
+ * checkpoint is configured (a big model is loaded once), off for the small embedded one. */
+export function sharedArgs(): string[] {
+  const c = config();
+  const mode = c.get<boolean | "auto">("shared", "auto");
+  const model = c.get<string>("modelPath", "");
+  if (!(mode === true || (mode === "auto" && model !== ""))) return [];
+  const out = ["--shared"];
+  if (model) out.push("--model", model); // the daemon is chosen (and started) per checkpoint
+  const threads = c.get<number | null>("threads", null);
+  if (threads) out.push("--threads", String(threads));
+  return out;
+}
+
 function serverCommand(): string[] {
   const cmd = config().get<string[]>("command", []);
-  if (cmd && cmd.length > 0) return cmd;
+  if (cmd && cmd.length > 0) return cmd; // as given: add --shared there yourself
   for (const folder of vscode.workspace.workspaceFolders ?? []) {
     if (folder.uri.scheme !== "file") continue;
     const py = path.join(folder.uri.fsPath, ".venv", process.platform === "win32" ? "Scripts/python.exe" : "bin/python");
     if (fs.existsSync(py) && fs.existsSync(path.join(folder.uri.fsPath, "dgcomplete"))) {
-      return [py, "-m", "dgcomplete", "serve"];
+      return [py, "-m", "dgcomplete", "serve", ...sharedArgs()];
     }
   }
-  return ["dgcomplete", "serve"];
+  return ["dgcomplete", "serve", ...sharedArgs()];
 }
 
 function setStatus(p: typeof phase, detail?: string): void {

@@ -6,7 +6,8 @@
 --             draw the suggestion with extmarks: virt_text (inline on 0.10+, eol before) + virt_lines.
 --   server    vim.lsp.config/enable on 0.11+, vim.lsp.start on 0.8-0.10, vim.lsp.start_client on 0.7.
 --
---   require("dgcomplete").setup({ cmd = {"dgcomplete", "serve"}, model = nil, filetypes = {...}, keys = {...} })
+--   require("dgcomplete").setup({ cmd = {"dgcomplete", "serve"}, model = nil, shared = "auto", filetypes = {...},
+--                                keys = {...} })
 local M = {}
 
 local uv = vim.loop
@@ -20,6 +21,7 @@ local TRIGGER_INVOKED, TRIGGER_AUTOMATIC = 1, 2
 M.defaults = {
   cmd = nil, -- default: { "dgcomplete", "serve" }
   model = nil, -- checkpoint dir (--model); nil: the embedded model
+  shared = "auto", -- relay to one per-user daemon (`serve --shared`): true, false, or "auto" (on when `model` is set)
   filetypes = { "python", "javascript", "javascriptreact", "typescript", "typescriptreact", "go", "rust", "java",
                 "c", "cpp", "lua", "sh", "bash", "json" },
   root_markers = { ".git", "pyproject.toml", "package.json", "go.mod", "Cargo.toml" },
@@ -423,7 +425,12 @@ end
 -- ---- server ----------------------------------------------------------------------------------------------
 local function server_cmd()
   local cmd = vim.deepcopy(M.config.cmd or { "dgcomplete", "serve" })
-  if M.config.model and M.config.model ~= "" then
+  local has_model = M.config.model and M.config.model ~= ""
+  local shared = M.config.shared == true or (M.config.shared == "auto" and has_model)
+  if shared and not M.config.cmd then
+    table.insert(cmd, "--shared") -- every Neovim shares one daemon, one model in memory
+  end
+  if has_model then
     table.insert(cmd, "--model")
     table.insert(cmd, M.config.model)
   end
