@@ -186,7 +186,8 @@ def test_tokenizer_special_ids_and_round_trip(tmp_path):
 
 
 def test_gpu_bundle_trains_resumes_and_exports_shards(tmp_path):
-    """The lent-GPU path, proven on CPU: xz corpus bundle, example-cutting workers, resume, fp16 shard export."""
+    """The lent-GPU path, proven on CPU: xz corpus shards, example-cutting workers, resume, fp16 shard export
+    (the device-call sequence itself: tests/test_train_gpu.py)."""
     from dgcomplete.model import DiffusionGemma, load_model
     from dgcomplete.train import bundle, train
 
@@ -197,8 +198,8 @@ def test_gpu_bundle_trains_resumes_and_exports_shards(tmp_path):
             fh.write(json.dumps({"text": _py_file(i, 3), "lang": "python"}) + "\n")
     train_tokenizer(corpus, 400, tmp_path / "tok.json", verbose=False)
     bundle.main(["--corpus", str(corpus), "--tokenizer", str(tmp_path / "tok.json"), "--out", str(tmp_path / "gpu")])
-    assert (tmp_path / "gpu" / "corpus" / "python.jsonl.xz").exists()
-    common = ["--corpus", str(tmp_path / "gpu" / "corpus"), "--tokenizer", str(tmp_path / "gpu" / "tokenizer.json"),
+    assert (tmp_path / "gpu" / "shards" / "shard-0001.jsonl.xz").exists()
+    common = ["--corpus", str(tmp_path / "gpu" / "shards"), "--tokenizer", str(tmp_path / "gpu" / "tokenizer.json"),
               "--run", str(tmp_path / "run"), "--mode", "mask", "--minutes", "5", "--workers", "1", "--d", "64",
               "--layers", "3", "--heads", "2", "--ff", "128", "--batch", "4", "--prefix", "64", "--eval-every", "100"]
     train.main([*common, "--max-steps", "2"])
@@ -214,7 +215,7 @@ def test_gpu_bundle_trains_resumes_and_exports_shards(tmp_path):
     script = (tmp_path / "gpu" / "run.sh").read_text()
     assert subprocess.run(["bash", "-n", str(tmp_path / "gpu" / "run.sh")]).returncode == 0
     known = {o for a in train.build_parser()._actions for o in a.option_strings}
-    trainer_lines = "\n".join(ln for ln in script.splitlines() if "nvidia-smi" not in ln)
+    trainer_lines = script[script.index("train() {") : script.index("\n}\n", script.index("train() {"))]
     passed = set(re.findall(r"(?<=\s)--[a-z][a-z0-9-]*", trainer_lines))
     assert passed and passed <= known, passed - known
 

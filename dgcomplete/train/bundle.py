@@ -1,86 +1,201 @@
-"""Pack what a training run on a lent GPU machine needs into one folder that fits the transfer limit.
+"""Prepare a training run for a lent GPU machine: the corpus as xz shards that fit one transfer each, and the
+one command, ``gpu/run.sh``, whose subcommands are the device calls.
 
-A lent machine (see the tool library's ``device``) has PyTorch, tokenizers and safetensors but reaches no
-network, takes at most 64 MiB of files with the working tree, runs one command for at most 10 minutes and
-returns at most 8 files of 16 MiB. So the corpus travels xz-compressed (302 MB -> about 42 MB; the trainer
-reads ``*.jsonl.xz`` directly), examples are cut there by worker processes, and the model comes back as fp16
-shards of at most 15 MiB.
+    python -m dgcomplete.train.bundle --corpus data/corpus --tokenizer data/tokenizer.json --out gpu
 
-    python -m dgcomplete.train.bundle --out gpu          # here, once (gpu/ is ignored by git)
+A lent machine (the tool library's ``device``) has PyTorch, tokenizers and safetensors but reaches no network,
+receives at most 64 MiB per call (the working tree included, about 17 MiB), runs one command for at most 10
+minutes, keeps its files and a process started with ``setsid`` between consecutive calls (it is given back
+about 30 s after a call unless the next one comes), and returns at most 8 files of 16 MiB from ``$OUT``. So:
 
-Then, through the device tool, ``carry=["gpu"]``, one command: ``bash gpu/run.sh`` (prove it here first
-with ``DEV=cpu MINUTES=0.3 OUT=/tmp/out bash gpu/run.sh``). It trains two shapes side by side on the one GPU,
-each with its own example-cutting workers, so one lease yields both a quality and a latency candidate:
+* the corpus is shuffled (every shard mixes every language) and cut into ``gpu/shards/shard-NNNN.jsonl.xz`` of
+  at most ``--shard-mib`` (default: what one call can carry beside the working tree, at most 55 MiB);
+* ``gpu/run.sh start`` (call 1, carrying shard 1) starts the trainer detached; ``gpu/run.sh feed`` (calls 2..N,
+  one shard each) moves the carried shard into the trainer's inbox, which the example-cutting workers poll
+  (``--watch``, :class:`dgcomplete.train.data.ShardFolder`); ``gpu/run.sh finish`` (last call) waits for the
+  end and returns the newest checkpoint. The trainer writes fp16 snapshots every ``EXPORT_EVERY`` minutes, so
+  ``finish`` (or ``collect``) returns weights even if the run was cut short or crashed;
+* ``gpu/README`` lists the exact calls (command, carry, timeout) for the shards this bundle wrote.
 
-    A: d 384, 8 layers, ff 1536 (22M parameters, 42 MiB fp16)
-    B: d 256, 6 layers, ff 768  ( 7M parameters, 14 MiB fp16)
+The run trains ONE shape, d 384 x 8 layers, ff 1536, 6 heads (22.0M parameters with the 8,192-token embedding;
+see MODEL_CARD / issue #20 for the choice), 1024-token prefixes, Muon + AdamW, bf16 autocast, torch.compile,
+noising on the GPU, 14 example-cutting workers, 2 x 128 rows per step (~270k tokens). Every setting is an
+environment variable of run.sh (SHAPE, PREFIX, BATCH, ACCUM, MINUTES, WORKERS, EXTRA, ...).
 
-``SHAPES=B`` trains one; ``EXTRA="--init-from dgcomplete/models/dg-code-tiny --lr 5e-4"`` continues the
-shipped model (B's shape; its weights travel with the working tree). $OUT gets at most 8 files (the return
-limit): the logs, ``meta.tar`` (configs, shard index, training.json) and the fp16 weight shards renamed
-``A-model-*.safetensors`` / ``B-model*.safetensors``.
-``python -m dgcomplete.train.bundle --unpack DIR --into runs/gpu`` puts them back into two checkpoint folders.
+Rehearse on CPU (what tests/test_train_gpu.py does at tiny size): ``DEV=cpu COMPILE= WORKERS=2 MINUTES=0.5
+SHAPE="--d 32 --layers 2 --heads 2 --ff 64" PREFIX=64 BATCH=8 ACCUM=1 OUT=/tmp/out bash gpu/run.sh local``.
+Back here: ``python -m dgcomplete.train.bundle --unpack DIR --into runs/gpu --tokenizer gpu/tokenizer.json``
+rebuilds the checkpoint folder from the returned files.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
+import json
 import lzma
+import random
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
-LIMIT = 60 * 2**20  # the working tree travels too: leave it room under the 64 MiB
+MIB = 2**20
+CALL_LIMIT = 64 * MIB  # what one device call carries, working tree included
+MAX_SHARD = 55 * MIB
+MARGIN = 3 * MIB  # room for run.sh, the tokenizer beside shard 1, and untracked files that appear later
 
 RUN_SH = r"""#!/bin/bash
-# Written by python -m dgcomplete.train.bundle; runs on the lent GPU machine from the repository root.
+# Written by python -m dgcomplete.train.bundle (read gpu/README for the device calls). Run from the repository
+# root. One subcommand per device call:
+#   start    the carried shard(s) into the inbox, the trainer started detached (setsid); returns once it runs
+#   feed     the shard(s) carried with this call into the inbox; returns once the trainer took them (<= WAIT s)
+#   finish   waits for the end of training (<= WAIT s); returns the newest checkpoint, logs and metrics
+#   collect  returns the newest checkpoint, logs and metrics now
+#   status   the log's tail and the last metrics line
+#   local    start + finish in one command (a rehearsal: DEV=cpu COMPILE= ...)
 set -u
 export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false
+CMD=${1:-local}
 DEV=${DEV:-cuda}
-MINUTES=${MINUTES:-7.5}
-: "${OUT:?OUT must name the folder whose files come back}"
-W=${TMPDIR:-/tmp}/dg-train
-rm -rf "$W" && mkdir -p "$W"
-(nvidia-smi --query-gpu=name,memory.total --format=csv 2>/dev/null; python3 -c 'import torch; print(torch.__version__)')
-train() {
-    name=$1; shift
-    python3 -m dgcomplete.train.train --device "$DEV" --corpus gpu/corpus --tokenizer gpu/tokenizer.json \
-        --run "$W/run-$name" --mode mask --minutes "$MINUTES" --decay-frac 0.25 --warmup 200 --batch 128 \
-        --prefix 384 --save-every 1000 --export "$W/$name" --export-fp16 --shard-mb 15 "$@" > "$OUT/$name.log" 2>&1
-    echo "$name exit $?" >> "$OUT/$name.log"
-}
-# SHAPES picks which to train (default both); EXTRA is added to each trainer command, e.g.
-# SHAPES=B EXTRA="--init-from dgcomplete/models/dg-code-tiny --lr 5e-4" continues the shipped model
-SHAPES=${SHAPES:-A B}
+PY=${PY:-python3}
+W=${DG_WORK:-/tmp/dg-train}
+SRC=${SHARDS:-gpu/shards}
+MINUTES=${MINUTES:-10}
+WORKERS=${WORKERS:-14}
+SHAPE=${SHAPE:-"--d 384 --layers 8 --heads 6 --ff 1536"}
+PREFIX=${PREFIX:-1024}
+BATCH=${BATCH:-128}
+ACCUM=${ACCUM:-2}
+LR=${LR:-3e-3}
+MUON_LR=${MUON_LR:-0.02}
+EXPORT_EVERY=${EXPORT_EVERY:-1.5}
+COMPILE=${COMPILE-"--compile"}
 EXTRA=${EXTRA:-}
-for name in $SHAPES; do
-    case $name in
-        A) train A --workers 8 --d 384 --layers 8 --heads 6 --ff 1536 --lr 1e-3 $EXTRA & ;;
-        B) train B --workers 6 --d 256 --layers 6 --heads 4 --ff 768 --lr 1.5e-3 $EXTRA & ;;
-    esac
-done
-wait
-for name in $SHAPES; do
-    rm -f "$W/$name/tokenizer.json"
-    for f in "$W/$name"/*.safetensors; do [ -e "$f" ] && mv "$f" "$OUT/$name-$(basename "$f")"; done
-done
-tar cf "$OUT/meta.tar" -C "$W" $SHAPES
-ls -l "$OUT"
-tail -n 3 "$OUT"/*.log
+INBOX=$W/inbox
+
+train() {
+    $PY -m dgcomplete.train.train --device "$DEV" --corpus "$INBOX" --watch --tokenizer "$W/tokenizer.json" \
+        --run "$W/run" --mode mask --minutes "$MINUTES" --decay-frac 0.3 --warmup 100 \
+        --batch "$BATCH" --accum "$ACCUM" --prefix "$PREFIX" $SHAPE \
+        --optimizer muon --lr "$LR" --muon-lr "$MUON_LR" --t-min 0.1 --length-target end --self-cond 0 \
+        --workers "$WORKERS" $COMPILE --snapshots "$W/snap" --export-every "$EXPORT_EVERY" --export-fp16 \
+        --shard-mb 15 --metrics "$W/metrics.jsonl" --save-every 1000 --eval-every 200 --log-every 20 $EXTRA
+}
+
+take_shards() {  # the carried shards into the inbox, each atomically (the trainer ignores dot-files)
+    mkdir -p "$INBOX"
+    for f in "$SRC"/shard-*.jsonl.xz; do
+        [ -e "$f" ] || continue
+        b=$(basename "$f")
+        [ -e "$INBOX/$b" ] && continue
+        cp "$f" "$INBOX/.$b.tmp" && mv "$INBOX/.$b.tmp" "$INBOX/$b" && echo "inbox: $b ($(du -k "$f" | cut -f1) KiB)"
+    done
+}
+
+running() { [ -f "$W/pid" ] && kill -0 "$(cat "$W/pid")" 2>/dev/null; }
+
+taken() {  # every shard in the inbox was taken by at least one worker (or by the trainer itself)
+    for f in "$INBOX"/shard-*.jsonl.xz; do
+        [ -e "$f" ] || continue
+        grep -q "shard $(basename "$f"):" "$W/train.log" 2>/dev/null || return 1
+    done
+}
+
+wait_for() {  # $1: started | taken | done; $2: at most this many seconds
+    local end=$((SECONDS + $2))
+    while [ $SECONDS -lt $end ]; do
+        case $1 in
+            started) grep -qE "^(corpus:|shard )" "$W/train.log" 2>/dev/null && taken && return 0 ;;
+            taken) taken && return 0 ;;
+            done) [ -f "$W/done" ] && return 0 ;;
+        esac
+        [ "$1" != done ] && [ -f "$W/done" ] && return 1
+        sleep 2
+    done
+    return 1
+}
+
+status() {
+    echo "--- $(date -u +%H:%M:%S) running=$(running && echo yes || echo no) done=$(cat "$W/done" 2>/dev/null)"
+    grep -vE "^(step|shard) " "$W/train.log" 2>/dev/null | tail -n 8
+    grep -E "^step " "$W/train.log" 2>/dev/null | tail -n 3
+    tail -n 1 "$W/metrics.jsonl" 2>/dev/null
+}
+
+collect() {  # logs and metrics into $OUT; with "weights", the newest snapshot as A-*.safetensors + meta.tar
+    tail -c 4000000 "$W/train.log" > "$OUT/train.log" 2>/dev/null
+    [ -f "$W/metrics.jsonl" ] && cp "$W/metrics.jsonl" "$OUT/metrics.jsonl"
+    if [ "${1:-}" = weights ]; then
+        for try in 1 2 3 4 5; do  # the trainer may replace the snapshot while we copy it: copy, then check
+            [ -f "$W/snap/latest" ] || { echo "no snapshot yet"; break; }
+            name=$(cat "$W/snap/latest")
+            rm -rf "$W/stage" && mkdir -p "$W/stage/A"
+            if cp -r "$W/snap/$name/." "$W/stage/A/" 2>/dev/null && [ "$(cat "$W/snap/latest")" = "$name" ]; then
+                rm -f "$W/stage/A/tokenizer.json"
+                cp "$W/env.txt" "$W/stage/A/env.txt" 2>/dev/null
+                for f in "$W/stage/A"/*.safetensors; do mv "$f" "$OUT/A-$(basename "$f")"; done
+                tar cf "$OUT/meta.tar" -C "$W/stage" A
+                echo "returned snapshot $name"
+                break
+            fi
+            sleep 2
+        done
+    fi
+    ls -l "$OUT"
+}
+
+if [ "$CMD" = _train ]; then  # the detached trainer (started by start)
+    echo $$ > "$W/pid"
+    train >> "$W/train.log" 2>&1
+    echo $? > "$W/done"
+    exit 0
+fi
+: "${OUT:?OUT must name the folder whose files come back}"
+case $CMD in
+    start|local)
+        if running; then
+            echo "already running (pid $(cat "$W/pid"))"
+        else
+            rm -rf "$W" && mkdir -p "$W"
+            cp gpu/tokenizer.json "$W/tokenizer.json" && cp "$0" "$W/run.sh"
+            take_shards
+            { nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader 2>/dev/null
+              $PY -c 'import sys, torch; print("torch", torch.__version__, "python", sys.version.split()[0], "cuda", torch.cuda.is_available())'
+              echo "cpus $(nproc)"; } > "$W/env.txt" 2>&1
+            cat "$W/env.txt" | tee "$W/train.log"
+            setsid bash "$W/run.sh" _train < /dev/null > /dev/null 2>&1 &
+        fi
+        wait_for started "${WAIT:-60}"
+        if [ "$CMD" = local ]; then
+            wait_for done "${WAIT_DONE:-3600}"
+            status; collect weights
+        else
+            status; collect
+        fi ;;
+    feed)
+        take_shards
+        wait_for taken "${WAIT:-45}"
+        status; collect ;;
+    finish)
+        take_shards
+        wait_for done "${WAIT:-540}"
+        status; collect weights ;;
+    collect) status; collect weights ;;
+    status) status ;;
+    *) echo "usage: bash gpu/run.sh start|feed|finish|collect|status|local"; exit 2 ;;
+esac
 """
 
 
-def unpack(src: Path, into: Path) -> list[Path]:
-    """Rebuild the checkpoint folders from what ``run.sh`` left in $OUT (weights renamed ``<name>-<file>``)."""
-    import tarfile
-
-    with tarfile.open(src / "meta.tar") as tar:
-        names = sorted({m.name.split("/")[0] for m in tar.getmembers()})  # the shapes trained, e.g. A, B
-        tar.extractall(into, filter="data")
-    for name in names:
-        for f in src.glob(f"{name}-*.safetensors"):
-            shutil.copyfile(f, into / name / f.name[len(name) + 1 :])
-    return [into / name for name in names]
+def tree_bytes(root: Path) -> int:
+    """What the device tool sends with every call: tracked and untracked-not-ignored files."""
+    try:
+        out = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=root, check=True,
+                             capture_output=True).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return 0
+    return sum((root / n).stat().st_size for n in out.decode().split("\0") if n and (root / n).is_file())
 
 
 def compress(src: Path, dst: Path) -> None:
@@ -93,12 +208,131 @@ def compress(src: Path, dst: Path) -> None:
             shutil.copyfileobj(f, out, 1 << 20)
 
 
+def corpus_lines(corpus: Path, langs: set[str]) -> list[bytes]:
+    """Every record line of ``corpus/*.jsonl[.xz]`` (each with its "lang")."""
+    files = sorted(corpus.glob("*.jsonl")) + sorted(corpus.glob("*.jsonl.xz"))
+    lines: list[bytes] = []
+    for f in files:
+        lang = f.name.split(".")[0]
+        if langs and lang not in langs:
+            continue
+        opener = lzma.open if f.suffix == ".xz" else open
+        with opener(f, "rb") as fh:
+            for line in fh:
+                if not line.strip():
+                    continue
+                if b'"lang"' not in line:
+                    rec = json.loads(line)
+                    rec["lang"] = lang
+                    line = json.dumps(rec, ensure_ascii=False).encode() + b"\n"
+                lines.append(line if line.endswith(b"\n") else line + b"\n")
+    return lines
+
+
+def write_shards(lines: list[bytes], out: Path, limit: int, seed: int = 0, log=print) -> list[dict]:
+    """Shuffle the records and cut them into xz shards of at most ``limit`` bytes each."""
+    lines = list(lines)
+    random.Random(seed).shuffle(lines)
+    out.mkdir(parents=True, exist_ok=True)
+    for old in out.glob("shard-*"):
+        old.unlink()
+    sample = b"".join(lines[: max(1, len(lines) // 20)])[: 16 * MIB]
+    ratio = max(1.5, len(sample) / max(1, len(lzma.compress(sample, preset=6))))
+    pending = []
+    chunk, size = [], 0
+    target = int(limit * ratio * 0.85)
+    for line in lines:
+        if chunk and size + len(line) > target:
+            pending.append(chunk)
+            chunk, size = [], 0
+        chunk.append(line)
+        size += len(line)
+    if chunk:
+        pending.append(chunk)
+    with tempfile.TemporaryDirectory() as td:
+        raw, packed = Path(td) / "raw.jsonl", Path(td) / "packed.xz"
+        results: list[tuple[list[bytes], bytes]] = []
+        while pending:
+            chunk = pending.pop(0)
+            raw.write_bytes(b"".join(chunk))
+            compress(raw, packed)
+            if packed.stat().st_size > limit and len(chunk) > 1:  # the estimate missed: halve and retry
+                half = len(chunk) // 2
+                pending[:0] = [chunk[:half], chunk[half:]]
+                continue
+            if packed.stat().st_size > limit:
+                raise SystemExit(f"one record compresses to {packed.stat().st_size} bytes: over the shard limit")
+            results.append((chunk, packed.read_bytes()))
+        index = []
+        for i, (chunk, data) in enumerate(results, 1):
+            name = f"shard-{i:04d}.jsonl.xz"
+            (out / name).write_bytes(data)
+            index.append({"name": name, "records": len(chunk), "raw_bytes": sum(map(len, chunk)),
+                          "xz_bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()})
+            log(f"{name}: {len(chunk)} files, {index[-1]['raw_bytes'] / MIB:.1f} MiB -> {len(data) / MIB:.1f} MiB")
+    (out / "index.json").write_text(json.dumps(index, indent=1) + "\n")
+    return index
+
+
+def readme(index: list[dict], tree: int, out_name: str = "gpu") -> str:
+    n = len(index)
+    calls = [f"1. `run(command=\"WAIT=60 bash {out_name}/run.sh start\", carry=[\"{out_name}/run.sh\", "
+             f"\"{out_name}/tokenizer.json\", \"{out_name}/shards/{index[0]['name']}\"], timeout_s=240)`: code, "
+             "tokenizer and shard 1; the trainer starts detached (setsid) and the call returns once it has read "
+             "shard 1 (the log's head and env.txt come back)."]
+    for i, s in enumerate(index[1:], 2):
+        calls.append(f"{i}. `run(command=\"bash {out_name}/run.sh feed\", carry=[\"{out_name}/run.sh\", "
+                     f"\"{out_name}/shards/{s['name']}\"], timeout_s=180)`: shard {i} into the inbox; returns once a "
+                     "worker has taken it (at most 45 s), with the log's tail (compile, first tokens/s).")
+    calls.append(f"{n + 1}. `run(command=\"WAIT=540 bash {out_name}/run.sh finish\", carry=[\"{out_name}/run.sh\"], "
+                 "timeout_s=600)`: waits for the end of training (MINUTES=10 from the start) and returns "
+                 "`train.log`, `metrics.jsonl` (tokens/s, step time, GPU memory per 20 steps), `meta.tar` "
+                 "(config, training.json, shard index) and the fp16 weights `A-model-*.safetensors` (at most 8 files in all).")
+    total = sum(s["xz_bytes"] for s in index)
+    return f"""# The GPU run (written by python -m dgcomplete.train.bundle)
+
+{n} shard(s), {total / MIB:.1f} MiB of xz in all (largest {max(s['xz_bytes'] for s in index) / MIB:.1f} MiB);
+the working tree that travels with every call was {tree / MIB:.1f} MiB when this was written.
+
+Device calls, one right after the other (the machine is given back about 30 s after a call returns, and the
+detached trainer with it): each call carries ONE shard, so every call stays under the 64 MiB transfer limit.
+
+{chr(10).join(calls)}
+
+Then, here: `python -m dgcomplete.train.bundle --unpack <files_at> --into runs/gpu --tokenizer {out_name}/tokenizer.json`
+and copy `metrics.jsonl` / `train.log` into `bench/results/`.
+
+If a call is cut short or the run crashes, `bash {out_name}/run.sh collect` (carry `{out_name}/run.sh`) returns the
+newest snapshot (written every EXPORT_EVERY=1.5 minutes). If a call finds a fresh machine (the log says
+`running=no` and no `{out_name}/shards` are left there), start again from call 1. Time plan: start ~1-2 min,
+training 10 min (MINUTES), transfers and the final export ~1 min: about 13 of the 15 device minutes.
+Settings are environment variables of run.sh (SHAPE, PREFIX, BATCH, ACCUM, MINUTES, WORKERS, LR, MUON_LR,
+COMPILE, EXPORT_EVERY, EXTRA); `EXTRA="--init-from dgcomplete/models/dg-code-tiny"` needs the shipped shape.
+"""
+
+
+def unpack(src: Path, into: Path) -> list[Path]:
+    """Rebuild the checkpoint folders from what ``run.sh`` left in $OUT (weights renamed ``<name>-<file>``)."""
+    import tarfile
+
+    with tarfile.open(src / "meta.tar") as tar:
+        names = sorted({m.name.split("/")[0] for m in tar.getmembers()})  # the shapes trained, e.g. A
+        tar.extractall(into, filter="data")
+    for name in names:
+        for f in src.glob(f"{name}-*.safetensors"):
+            shutil.copyfile(f, into / name / f.name[len(name) + 1 :])
+    return [into / name for name in names]
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", default="data/corpus")
-    ap.add_argument("--tokenizer", default="runs/tokenizer.json")
+    ap.add_argument("--tokenizer", default="data/tokenizer.json")
     ap.add_argument("--out", default="gpu")
     ap.add_argument("--langs", default="", help="comma-separated subset (default: every language)")
+    ap.add_argument("--shard-mib", type=float, default=0.0,
+                    help="largest shard (default: 64 MiB less the working tree and a margin, at most 55)")
+    ap.add_argument("--seed", type=int, default=0, help="record shuffle")
     ap.add_argument("--unpack", default=None, help="a returned $OUT folder: rebuild its checkpoints (with --into)")
     ap.add_argument("--into", default="runs/gpu")
     args = ap.parse_args(argv)
@@ -109,21 +343,24 @@ def main(argv: list[str] | None = None) -> None:
             print(d)
         return
     out = Path(args.out)
-    (out / "corpus").mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    tree = tree_bytes(Path(__file__).resolve().parents[2])
+    limit = int(args.shard_mib * MIB) if args.shard_mib else min(MAX_SHARD, CALL_LIMIT - tree - MARGIN)
     langs = {x for x in args.langs.split(",") if x}
-    for f in sorted(Path(args.corpus).glob("*.jsonl")):
-        if langs and f.stem not in langs:
-            continue
-        dst = out / "corpus" / (f.name + ".xz")
-        if not dst.exists() or dst.stat().st_mtime < f.stat().st_mtime:
-            compress(f, dst)
-        print(f"{f.name}: {f.stat().st_size / 2**20:.1f} MiB -> {dst.stat().st_size / 2**20:.1f} MiB", flush=True)
+    lines = corpus_lines(Path(args.corpus), langs)
+    if not lines:
+        raise SystemExit(f"{args.corpus}: no *.jsonl records")
+    print(f"{len(lines)} records, {sum(map(len, lines)) / MIB:.1f} MiB; shards of at most {limit / MIB:.1f} MiB "
+          f"(working tree {tree / MIB:.1f} MiB)", flush=True)
+    index = write_shards(lines, out / "shards", limit)
     shutil.copyfile(args.tokenizer, out / "tokenizer.json")
     (out / "run.sh").write_text(RUN_SH)
-    total = sum(p.stat().st_size for p in out.rglob("*") if p.is_file())
-    print(f"{out}: {total / 2**20:.1f} MiB")
-    if total > LIMIT:
-        raise SystemExit(f"{out} is {total / 2**20:.1f} MiB: over {LIMIT / 2**20:.0f} MiB, pass fewer --langs")
+    (out / "run.sh").chmod(0o755)
+    (out / "README").write_text(readme(index, tree, out.name))
+    first = tree + sum((out / p).stat().st_size for p in ("run.sh", "tokenizer.json")) + index[0]["xz_bytes"]
+    print(f"{out}/README: {len(index) + 1} device calls; the first carries {first / MIB:.1f} MiB with the tree")
+    if first > CALL_LIMIT:
+        raise SystemExit(f"the first call would carry {first / MIB:.1f} MiB: over 64 MiB (pass --shard-mib)")
 
 
 if __name__ == "__main__":

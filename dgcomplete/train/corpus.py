@@ -965,7 +965,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--manifest", type=Path, default=MANIFEST_PATH)
     ap.add_argument("--fetch-only", action="store_true", help="only download the sources into the cache")
     ap.add_argument("--no-cap", action="store_true", help="keep everything (no per-language size caps)")
+    ap.add_argument("--stdlib-only", action="store_true",
+                    help="a small rehearsal corpus from the running interpreter's standard library alone (no "
+                         "downloads; the committed manifest is left alone unless --manifest is given)")
     args = ap.parse_args(argv)
+    if args.stdlib_only:
+        manifest = args.manifest if args.manifest != MANIFEST_PATH else None
+        build(args.out, args.cache, 1, args.eval_dir, manifest, sources=all_sources(1)[:1],
+              log=lambda s: print(s, flush=True))
+        return 0
     if args.fetch_only:
         for src in all_sources(args.tier):
             if src.kind == "stdlib":

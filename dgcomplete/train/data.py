@@ -13,8 +13,10 @@ from __future__ import annotations
 import itertools
 import json
 import lzma
+import os
 import random
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -44,6 +46,60 @@ class Batch:
                      self.fill_mask.to(device, non_blocking=True), self.kinds)
 
 
+# One training step's rows are split into fixed groups of canvas sizes (free slots, share of rows): 16- and
+# 32-slot short spans and 64-slot block bodies, as the product asks. Every step has the same shapes, so a compiled
+# step is compiled once (no recompiles when the span mix changes) and examples still vary in length.
+GROUPS: tuple[tuple[int, int], ...] = ((16, 3), (32, 3), (64, 2))
+
+
+def group_rows(rows: int, groups: tuple[tuple[int, int], ...] = GROUPS) -> list[int]:
+    total = sum(s for _, s in groups)
+    sizes = [max(1, rows * s // total) for _, s in groups[:-1]]
+    return sizes + [max(1, rows - sum(sizes))]
+
+
+@dataclass
+class StepBatch:
+    """Token ids only (the trainer noises and masks on its device): a prefix per row and, per canvas-size
+    group, the clean canvases of that group's rows (rows in prefix order: group 0 first)."""
+
+    prefix: torch.Tensor  # [B, P] left-padded with <pad>
+    canvases: list[torch.Tensor]  # [B_g, n_g + K] middle, <fill>s, suffix head
+    frees: tuple[int, ...]  # n_g
+
+    def to(self, device: torch.device) -> StepBatch:
+        return StepBatch(self.prefix.to(device, non_blocking=True),
+                         [c.to(device, non_blocking=True) for c in self.canvases], self.frees)
+
+    def pin_memory(self) -> StepBatch:
+        return StepBatch(self.prefix.pin_memory(), [c.pin_memory() for c in self.canvases], self.frees)
+
+    @property
+    def tokens(self) -> int:
+        """Prefix + canvas positions (what tokens/s counts)."""
+        return self.prefix.numel() + sum(c.numel() for c in self.canvases)
+
+    def real_tokens(self, pad_id: int) -> int:
+        """The same without the left padding of short prefixes."""
+        return int((self.prefix != pad_id).sum()) + sum(c.numel() for c in self.canvases)
+
+    def split(self, k: int) -> list[StepBatch]:
+        """k smaller batches (each group split k ways), e.g. to retry a step that ran out of memory."""
+        if k <= 1:
+            return [self]
+        bounds = list(itertools.accumulate([0] + [c.shape[0] for c in self.canvases]))
+        out = []
+        for j in range(k):
+            pre, can = [], []
+            for g, c in enumerate(self.canvases):
+                n = c.shape[0]
+                lo, hi = n * j // k, n * (j + 1) // k
+                pre.append(self.prefix[bounds[g] + lo : bounds[g] + hi])
+                can.append(c[lo:hi])
+            out.append(StepBatch(torch.cat(pre), can, self.frees))
+        return out
+
+
 # Sampling weight per language (per file, on top of size): the product's first users and our quality
 # benchmarks are Python-heavy, the rest keeps the model useful elsewhere.
 LANG_WEIGHT = {"python": 2.5, "javascript": 1.5, "typescript": 1.5}
@@ -66,6 +122,68 @@ def load_corpus(corpus_dir: str | Path, langs: tuple[str, ...] | None = None) ->
     return out
 
 
+def read_jsonl(path: str | Path, default_lang: str = "") -> list[tuple[str, str]]:
+    """(text, language) of every record of at least 200 characters in one .jsonl or .jsonl.xz file."""
+    path = Path(path)
+    opener = lzma.open if path.suffix == ".xz" else open
+    out = []
+    with opener(path, "rt", encoding="utf-8") as fh:
+        for line in fh:
+            rec = json.loads(line)
+            if len(rec["text"]) >= 200:
+                out.append((rec["text"], rec.get("lang") or default_lang))
+    return out
+
+
+SHARD_GLOB = "shard-*.jsonl*"
+
+
+def is_shard_dir(corpus_dir: str | Path) -> bool:
+    return any(Path(corpus_dir).glob(SHARD_GLOB))
+
+
+class ShardFolder:
+    """A corpus that grows while training: ``shard-NNNN.jsonl.xz`` files arriving in one folder.
+
+    Each shard has its own dev split (every 100th record, as :func:`split_dev`), so training never sees a dev
+    file whatever order shards come in. ``poll`` returns the train records of shards not seen before; a
+    writer must create a shard atomically (write ``.name.tmp``, then rename: dot-files are ignored). With
+    ``part=(i, n)`` only every n-th train record (offset i) is kept: n example-cutting workers then hold
+    disjoint slices of the corpus instead of n copies.
+    """
+
+    def __init__(self, folder: str | Path, part: tuple[int, int] = (0, 1), dev_every: int = 100,
+                 log: bool = False) -> None:
+        self.folder, self.part, self.dev_every, self.log = Path(folder), part, dev_every, log
+        self.seen: list[str] = []
+
+    def pending(self) -> list[Path]:
+        names = sorted(p for p in self.folder.glob(SHARD_GLOB) if p.name not in self.seen
+                       and not p.name.endswith(".tmp"))
+        return names
+
+    def poll(self) -> list[tuple[str, str]]:
+        new: list[tuple[str, str]] = []
+        for path in self.pending():
+            recs = read_jsonl(path)
+            i, n = self.part
+            train = [r for j, r in enumerate(recs) if j % self.dev_every]
+            mine = train[i::n]
+            new += mine
+            self.seen.append(path.name)
+            if self.log:
+                print(f"shard {path.name}: {len(mine)} train files taken (part {i}/{n}, pid {os.getpid()})",
+                      file=sys.stderr, flush=True)
+        return new
+
+    def dev(self, max_shards: int = 1) -> list[tuple[str, str]]:
+        """Dev records of the first shard(s): a fixed dev set for the whole run."""
+        out: list[tuple[str, str]] = []
+        for path in sorted(self.folder.glob(SHARD_GLOB))[:max_shards]:
+            out += [r for j, r in enumerate(read_jsonl(path)) if not j % self.dev_every]
+        return out
+
+
 def split_dev(texts: list, dev_every: int = 100) -> tuple[list, list]:
     """Deterministic split by position (the corpus order is fixed by its builder)."""
     train = [t for i, t in enumerate(texts) if i % dev_every]
@@ -86,6 +204,14 @@ class ExampleSampler:
         # cumulative once: ``choices(weights=...)`` re-sums all ~35k weights on every example (a quarter of
         # a worker's time); with ``cum_weights`` the draw is a bisection and picks the same file
         self.cum_weights = list(itertools.accumulate(weights))
+
+    def add(self, texts: list[tuple[str, str]]) -> None:
+        """More files (a shard that arrived while training); the same size x language weighting."""
+        total = self.cum_weights[-1] if self.cum_weights else 0.0
+        for t, lang in texts:
+            total += min(len(t), 20_000) * LANG_WEIGHT.get(lang, 1.0)
+            self.texts.append(t)
+            self.cum_weights.append(total)
 
     # ---- span choice (character offsets into a file) ------------------------------------------------------
     def _lines(self, text: str) -> list[tuple[int, int]]:
@@ -215,3 +341,12 @@ class ExampleSampler:
         loss_mask = prefix != tok.pad_id
         loss_mask[:, -1] = False  # the last prefix token's successor is the middle: not an LM target here
         return Batch(prefix, loss_mask, canvas, n_free, canvas[:, :n_free] == tok.fill_id, kinds)
+
+    def step_batch(self, rows: int, groups: tuple[tuple[int, int], ...] = GROUPS) -> StepBatch:
+        """One step's token ids: :func:`group_rows` rows per canvas size; the 64-slot group are block bodies."""
+        prefixes, canvases = [], []
+        for (n_free, _), n in zip(groups, group_rows(rows, groups), strict=True):
+            b = self.batch(n, n_free, long=n_free >= 64)
+            prefixes.append(b.prefix)
+            canvases.append(b.canvas)
+        return StepBatch(torch.cat(prefixes), canvases, tuple(n for n, _ in groups))

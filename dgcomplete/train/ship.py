@@ -18,19 +18,19 @@ from safetensors.torch import load_file
 from tokenizers import Tokenizer as HFTok
 
 from ..model import DiffusionGemma, save_checkpoint
-from .train import generation_defaults, small_config, training_info
+from .train import generation_defaults, run_config, training_info
 
 
 def export_run(run: Path, tokenizer: Path, out: Path, *, steps: int, dtype: torch.dtype = torch.float16) -> Path:
     meta = json.loads((run / "state.json").read_text())
     a = meta["args"]
     vocab = HFTok.from_file(str(tokenizer)).get_vocab_size()
-    cfg = small_config(vocab, d=a["d"], layers=a["layers"], heads=a["heads"], ff=a["ff"], moe=a["moe"], mode=a["mode"])
+    cfg = run_config(vocab, a)
     model = DiffusionGemma(cfg)
     tensors = load_file(str(run / "state.safetensors"))
     model.load_state_dict({k[6:]: v for k, v in tensors.items() if k.startswith("model.")})
     model.eval()
-    save_checkpoint(model, out, tokenizer_json=tokenizer, dtype=dtype, generation=generation_defaults(cfg, steps))
+    save_checkpoint(model, out, tokenizer_json=tokenizer, dtype=dtype, generation=generation_defaults(cfg, steps, a.get("length_target", "fill")))
     (out / "training.json").write_text(json.dumps(training_info(meta), indent=1) + "\n")
     return out
 

@@ -1,13 +1,21 @@
-"""Train a small DiffusionGemma-architecture infiller on CPU, resumably, and export an HF-layout checkpoint.
+"""Train a small DiffusionGemma-architecture infiller (CPU or a lent GPU), resumably; export HF-layout checkpoints.
 
     python -m dgcomplete.train.train --corpus data/corpus --tokenizer data/tokenizer.json --run runs/base \
-        --minutes 90 --mode uniform
+        --minutes 90 --mode mask
 
 Objective: diffusion loss on the free canvas slots (uniform renoising as in the reference, or absorbing mask),
-self-conditioning on a detached first pass half of the time, plus a causal next-token loss on the encoder
-side so every prefix token is a target and the same weights can decode autoregressively (our baseline).
-The schedule is warmup-stable-decay on a wall-clock budget, so a run can be resumed and still end decayed.
-State (weights + AdamW moments) is saved as safetensors + JSON: no pickle.
+optionally self-conditioning on a detached first pass for a share of the rows, plus a causal next-token loss
+on the encoder side so every prefix token is a target and the same weights can decode autoregressively (our
+baseline). Each step is :func:`dgcomplete.train.fast.step_losses`: the host (worker processes) ships token
+ids only; masking rates (t ~ U(--t-min, 1)), masks and the length objective (``--length-target``) are drawn on
+the training device; every step has the same shapes (``data.GROUPS``) so ``--compile`` compiles once (and falls
+back to eager if compiling fails). Optimizer: AdamW, or Muon on the hidden matrices + AdamW on the rest
+(``--optimizer muon``, :mod:`dgcomplete.train.muon`). The schedule is warmup-stable-decay on a wall-clock
+budget, so a run can be resumed and still end decayed. ``--corpus`` may be a folder of ``shard-*.jsonl.xz``
+shards; with ``--watch`` shards that arrive there while training are picked up (``data.ShardFolder``).
+``--snapshots DIR --export-every MIN`` writes fp16 checkpoints as it goes (``DIR/latest`` names the newest), so
+a run cut short still has weights; ``--metrics FILE`` appends tokens/s, step time and device memory (JSON lines).
+State (weights + optimizer moments) is saved as safetensors + JSON: no pickle.
 """
 
 from __future__ import annotations
@@ -16,6 +24,7 @@ import argparse
 import contextlib
 import json
 import random
+import shutil
 import time
 from pathlib import Path
 
@@ -25,13 +34,16 @@ from safetensors.torch import load_file, save_file
 
 from ..model import DiffusionGemma, ListCache, ModelConfig, Tokenizer, save_checkpoint
 from ..model.config import FULL, SLIDING, DiffusionOptions, RopeSpec
-from .data import Batch, ExampleSampler, load_corpus, split_dev
+from .data import Batch, ExampleSampler, ShardFolder, StepBatch, is_shard_dir, load_corpus, split_dev
+from .fast import step_losses
+from .muon import Hybrid, build_optimizer
 
 FILL_WEIGHT = 0.1  # loss weight of <fill> slots: real middle tokens carry the signal
 
 
 def small_config(vocab: int, *, d: int = 192, layers: int = 6, heads: int = 4, ff: int = 512, moe: bool = False,
-                 mode: str = "uniform", window: int = 256) -> ModelConfig:
+                 mode: str = "uniform", window: int = 256, context: int = 512,
+                 fill_weight: float = FILL_WEIGHT) -> ModelConfig:
     """Our embedded model's shape: the DiffusionGemma layer mix (sliding + full with value = raw key)."""
     types = [FULL if (i + 1) % 3 == 0 else SLIDING for i in range(layers)]
     types[-1] = FULL
@@ -43,15 +55,26 @@ def small_config(vocab: int, *, d: int = 192, layers: int = 6, heads: int = 4, f
         rope={SLIDING: RopeSpec(10_000.0), FULL: RopeSpec(1_000_000.0, 0.25, "proportional")},
         sliding_window=window, num_experts=4 if moe else 0, top_k_experts=2 if moe else 0,
         moe_intermediate_size=ff // 4 if moe else 0, max_position_embeddings=4096, canvas_length=64,
-        diffusion=DiffusionOptions(mode=mode, fill_token_id=3, mask_token_id=4, sep_token_id=5, max_context_tokens=512,
-                                   fill_loss_weight=FILL_WEIGHT),
+        diffusion=DiffusionOptions(mode=mode, fill_token_id=3, mask_token_id=4, sep_token_id=5,
+                                   max_context_tokens=max(512, context), fill_loss_weight=fill_weight),
     )
 
 
-def generation_defaults(cfg: ModelConfig, steps: int = 4) -> dict:
+def generation_defaults(cfg: ModelConfig, steps: int = 4, length_target: str = "fill") -> dict:
     """generation_config.json of our exports: the step budget, and self-conditioning off in mask mode (on the
-    corpus dev split it gave no better exact match there, and costs a vocabulary-wide matmul per step)."""
-    return {"max_denoising_steps": steps, "self_conditioning": cfg.diffusion.mode != "mask"}
+    corpus dev split it gave no better exact match there, and costs a vocabulary-wide matmul per step).
+    A model trained with ``--length-target end`` is meant for the sampler's frontier-stop rule."""
+    gen = {"max_denoising_steps": steps, "self_conditioning": cfg.diffusion.mode != "mask"}
+    if length_target == "end":
+        gen["frontier_stop"] = True
+    return gen
+
+
+def run_config(vocab: int, a: dict) -> ModelConfig:
+    """The model config of a run from its recorded arguments (older runs lack the newer keys)."""
+    end = a.get("length_target", "fill") == "end"
+    return small_config(vocab, d=a["d"], layers=a["layers"], heads=a["heads"], ff=a["ff"], moe=a.get("moe", False),
+                        mode=a["mode"], context=a.get("prefix", 512), fill_weight=1.0 if end else FILL_WEIGHT)
 
 
 def corrupt(free: torch.Tensor, mode: str, vocab: int, mask_id: int, g: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
@@ -100,35 +123,42 @@ def losses(model: DiffusionGemma, batch: Batch, mode: str, g: torch.Generator, *
 
 
 # ---- resumable state -----------------------------------------------------------------------------------------
-def save_state(run: Path, model: DiffusionGemma, opt: torch.optim.Optimizer, meta: dict) -> None:
+def save_state(run: Path, model: DiffusionGemma, opt: torch.optim.Optimizer | Hybrid, meta: dict) -> None:
+    """Weights and every optimizer moment (AdamW exp_avg/exp_avg_sq, Muon momentum_buffer) by parameter name."""
     run.mkdir(parents=True, exist_ok=True)
     names = {id(p): n for n, p in model.named_parameters()}
     tensors = {f"model.{k}": v.detach().float().cpu().contiguous() for k, v in model.state_dict().items()}
-    for group in opt.param_groups:
-        for p in group["params"]:
-            st = opt.state.get(p)
-            if st:
-                tensors[f"opt.exp_avg.{names[id(p)]}"] = st["exp_avg"].cpu().contiguous()
-                tensors[f"opt.exp_avg_sq.{names[id(p)]}"] = st["exp_avg_sq"].cpu().contiguous()
-                meta.setdefault("opt_step", {})[names[id(p)]] = float(st["step"])
+    meta["opt_step"] = {}
+    for p, st in opt.state.items():
+        for key, val in st.items():
+            if key == "step":
+                meta["opt_step"][names[id(p)]] = float(val)
+            elif torch.is_tensor(val):
+                tensors[f"opt.{key}.{names[id(p)]}"] = val.detach().cpu().contiguous()
     tmp = run / "state.safetensors.tmp"
     save_file(tensors, str(tmp))
     tmp.replace(run / "state.safetensors")
     (run / "state.json").write_text(json.dumps(meta, indent=1))
 
 
-def load_state(run: Path, model: DiffusionGemma, opt: torch.optim.Optimizer) -> dict:
+def load_state(run: Path, model: DiffusionGemma, opt: torch.optim.Optimizer | Hybrid) -> dict:
     meta = json.loads((run / "state.json").read_text())
     tensors = load_file(str(run / "state.safetensors"))
     model.load_state_dict({k[6:]: v for k, v in tensors.items() if k.startswith("model.")})
     params = dict(model.named_parameters())
-    for name, step in meta.get("opt_step", {}).items():
-        p = params[name]
-        opt.state[p] = {
-            "step": torch.tensor(step),
-            "exp_avg": tensors[f"opt.exp_avg.{name}"].to(p.device),
-            "exp_avg_sq": tensors[f"opt.exp_avg_sq.{name}"].to(p.device),
-        }
+    optimizers = opt.optimizers if isinstance(opt, Hybrid) else [opt]
+    owner = {id(p): o for o in optimizers for g in o.param_groups for p in g["params"]}
+    for name, p in params.items():
+        o = owner.get(id(p))
+        if o is None:
+            continue
+        if isinstance(o, torch.optim.AdamW):
+            if f"opt.exp_avg.{name}" in tensors and name in meta.get("opt_step", {}):
+                o.state[p] = {"step": torch.tensor(meta["opt_step"][name]),
+                              "exp_avg": tensors[f"opt.exp_avg.{name}"].to(p.device),
+                              "exp_avg_sq": tensors[f"opt.exp_avg_sq.{name}"].to(p.device)}
+        elif f"opt.momentum_buffer.{name}" in tensors:
+            o.state[p] = {"momentum_buffer": tensors[f"opt.momentum_buffer.{name}"].to(p.device)}
     return meta
 
 
@@ -156,12 +186,13 @@ def lr_at(step: int, elapsed: float, budget: float, peak: float, warmup: int, de
 
 
 @torch.no_grad()
-def evaluate(model: DiffusionGemma, batches: list[Batch], mode: str) -> dict[str, float]:
+def evaluate(model: DiffusionGemma, batches: list[StepBatch], objective: dict) -> dict[str, float]:
+    """Dev losses on fixed batches with fixed noise (eager, no self-conditioning), averaged over batches."""
     model.eval()
-    g = torch.Generator().manual_seed(1234)
+    g = torch.Generator(device=model.device).manual_seed(1234)
     out = {"dec": 0.0, "lm": 0.0, "acc_real": 0.0}
     for b in batches:
-        r = losses(model, b, mode, g, self_cond=False)
+        r = step_losses(model, b.to(model.device), **{**objective, "self_cond": 0.0}, generator=g)
         for k in out:
             out[k] += float(r[k]) / len(batches)
     model.train()
@@ -169,34 +200,77 @@ def evaluate(model: DiffusionGemma, batches: list[Batch], mode: str) -> dict[str
 
 
 def next_batch(sampler: ExampleSampler, rng: random.Random, size: int) -> Batch:
-    """One training batch: 80 % short spans (16 or 32 free slots), 20 % block bodies (64 slots, half the rows).
-
-    Few distinct shapes keep torch.compile from recompiling; the product asks for 16/32/64-slot canvases.
-    """
+    """One batch of the older per-batch mix: 80 % short spans (16 or 32 free slots), 20 % block bodies (64
+    slots, half the rows). The trainer now cuts :class:`StepBatch` es (every canvas size in every step)."""
     long = rng.random() < 0.2
     n_free = 64 if long else rng.choice([16, 32])
     return sampler.batch(size // 2 if long else size, n_free, long=long)
 
 
-class _Examples(torch.utils.data.IterableDataset):
-    def __init__(self, texts: list, tok: Tokenizer, prefix: int, batch: int, seed: int) -> None:
-        self.texts, self.tok, self.prefix, self.batch, self.seed = texts, tok, prefix, batch, seed
+class StepStream:
+    """Step batches cut in this process; with a shard folder, new shards are taken every ``poll_every`` steps."""
+
+    def __init__(self, texts: list, tok: Tokenizer, prefix: int, rows: int, seed: int,
+                 shards: ShardFolder | None = None, poll_every: int = 20) -> None:
+        self.sampler = ExampleSampler(texts, tok, prefix_tokens=prefix, seed=seed)
+        self.rows, self.shards, self.poll_every, self.n = rows, shards, poll_every, 0
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> StepBatch:
+        if self.shards is not None and (self.n % self.poll_every == 0 or not self.sampler.texts):
+            while True:
+                new = self.shards.poll()
+                if new:
+                    self.sampler.add(new)
+                if self.sampler.texts:
+                    break
+                time.sleep(1)  # this slice of the corpus is still empty: wait for a shard
+        self.n += 1
+        return self.sampler.step_batch(self.rows)
+
+
+class _StepExamples(torch.utils.data.IterableDataset):
+    """What each example-cutting worker runs: its slice of the corpus (of every shard in a shard folder, polled
+    for new ones), its own seed."""
+
+    def __init__(self, texts: list | None, folder: str | None, tok: Tokenizer, prefix: int, rows: int, seed: int,
+                 watch: bool, poll_every: int = 20) -> None:
+        self.texts, self.folder, self.tok, self.prefix, self.rows = texts, folder, tok, prefix, rows
+        self.seed, self.watch, self.poll_every = seed, watch, poll_every
 
     def __iter__(self):
         info = torch.utils.data.get_worker_info()
-        seed = self.seed * 1009 + (info.id if info else 0)
-        sampler = ExampleSampler(self.texts, self.tok, prefix_tokens=self.prefix, seed=seed)
-        rng = random.Random(seed)
-        while True:
-            yield next_batch(sampler, rng, self.batch)
+        wid, n = (info.id, info.num_workers) if info else (0, 1)
+        torch.set_num_threads(1)
+        seed = self.seed * 1009 + wid
+        shards = None
+        if self.folder is not None:
+            shards = ShardFolder(self.folder, part=(wid, n), log=True)
+            texts = shards.poll()
+        else:
+            texts = self.texts[wid::n]
+        stream = StepStream(texts, self.tok, self.prefix, self.rows, seed, shards if self.watch else None,
+                            self.poll_every)
+        stream.n = 1  # polled above
+        yield from stream
 
 
-def batch_stream(texts: list, tok: Tokenizer, args: argparse.Namespace, step: int):
-    """Batches cut by ``args.workers`` processes (each its own sampler seed), ready before the model asks."""
-    ds = _Examples(texts, tok, args.prefix, args.batch, args.seed * 1000 + step)
-    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=args.workers, prefetch_factor=8,
-                                         persistent_workers=True)
+def step_stream(texts: list | None, tok: Tokenizer, args: argparse.Namespace, step: int):
+    """Step batches cut by ``args.workers`` processes (each its own slice and seed), ready before the model asks."""
+    folder = args.corpus if texts is None else None
+    ds = _StepExamples(texts, folder, tok, args.prefix, args.batch, args.seed * 1000 + step, args.watch)
+    loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=args.workers, prefetch_factor=4,
+                                         persistent_workers=True, pin_memory=args.device.startswith("cuda"))
     return iter(loader)
+
+
+def gpu_memory(device: torch.device) -> dict[str, float]:
+    if device.type != "cuda":
+        return {}
+    return {"mem_alloc_gib": round(torch.cuda.max_memory_allocated(device) / 2**30, 2),
+            "mem_reserved_gib": round(torch.cuda.max_memory_reserved(device) / 2**30, 2)}
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -205,7 +279,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--tokenizer", default="data/tokenizer.json")
     ap.add_argument("--run", default="runs/base")
     ap.add_argument("--mode", choices=["uniform", "mask"], default="uniform")
-    ap.add_argument("--minutes", type=float, default=60.0, help="total wall-clock budget (across resumes)")
+    ap.add_argument("--minutes", type=float, default=60.0,
+                    help="total wall-clock budget (across resumes); 0 with --max-steps: a schedule on steps")
     ap.add_argument("--decay-frac", type=float, default=0.2)
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--warmup", type=int, default=100)
@@ -225,12 +300,70 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--shard-mb", type=float, default=None, help="split the exported weights into files this big")
     ap.add_argument("--max-steps", type=int, default=0)
     ap.add_argument("--seed", type=int, default=0)
-    ap.add_argument("--compile", action="store_true", help="torch.compile the loss (about +30%% tokens/s on CPU)")
+    ap.add_argument("--compile", action="store_true",
+                    help="torch.compile the step (one graph: fixed shapes); falls back to eager if compiling fails")
     ap.add_argument("--device", default="cpu", help="cpu or cuda (a lent GPU machine: see dgcomplete.train.bundle)")
     ap.add_argument("--workers", type=int, default=0, help="processes cutting examples (a GPU outruns one)")
     ap.add_argument("--init-from", default=None,
                     help="start from this checkpoint's weights (e.g. the shipped model; same shape), fresh optimizer")
+    # the third-generation recipe (issue #20)
+    ap.add_argument("--optimizer", choices=["adamw", "muon"], default="adamw",
+                    help="muon: Muon on hidden matrices, AdamW (--lr) on embedding, norms, scalars")
+    ap.add_argument("--muon-lr", type=float, default=0.02)
+    ap.add_argument("--accum", type=int, default=1, help="batches (of --batch rows) per optimizer step")
+    ap.add_argument("--t-min", type=float, default=0.1, help="masking-rate floor: t ~ U(t_min, 1) per row")
+    ap.add_argument("--length-target", choices=["fill", "end"], default="fill",
+                    help="fill: every <fill> slot a target (weight 0.1); end: <fill> scored at the true end, "
+                         "slots after it follow the end's mask (for the frontier-stop sampler); see train.fast")
+    ap.add_argument("--after-end-weight", type=float, default=0.1, help="--length-target end: weight after the end")
+    ap.add_argument("--self-cond", type=float, default=0.5,
+                    help="share of rows trained with self-conditioning from a detached first pass")
+    ap.add_argument("--watch", action="store_true",
+                    help="--corpus is a shard folder: pick up shard-*.jsonl.xz files that arrive while training")
+    ap.add_argument("--snapshots", default=None, help="write fp16 checkpoints here as training goes (DIR/latest)")
+    ap.add_argument("--export-every", type=float, default=0.0, help="minutes between snapshots (0: at the end only)")
+    ap.add_argument("--metrics", default=None, help="append one JSON line per log interval here")
+    ap.add_argument("--log-every", type=int, default=20, help="steps between log lines")
+    ap.add_argument("--dev-rows", type=int, default=32, help="rows per dev batch (4 batches)")
     return ap
+
+
+def objective_of(args: argparse.Namespace) -> dict:
+    return {"mode": args.mode, "t_min": args.t_min, "length_target": args.length_target,
+            "fill_weight": FILL_WEIGHT, "after_end_weight": args.after_end_weight}
+
+
+def make_step_fn(model: DiffusionGemma, args: argparse.Namespace):
+    """The training step's loss function, compiled when asked (fixed shapes: one graph)."""
+    obj = {**objective_of(args), "self_cond": args.self_cond}
+
+    def fn(sb: StepBatch) -> dict[str, torch.Tensor]:
+        return step_losses(model, sb, **obj)
+
+    if args.compile:
+        return torch.compile(fn, dynamic=False), fn
+    return fn, fn
+
+
+def write_snapshot(model: DiffusionGemma, tok_path: Path, root: Path, meta: dict, args: argparse.Namespace) -> Path:
+    """An fp16 (or fp32) checkpoint of the current weights under root/step-N, then root/latest names it;
+    older snapshots are removed. The live model is not touched (a CPU copy is exported)."""
+    name = f"step-{meta['step']:07d}"
+    tmp = root / f".{name}.tmp"
+    shutil.rmtree(tmp, ignore_errors=True)
+    cpu = DiffusionGemma(model.cfg)
+    cpu.load_state_dict({k: v.detach().float().cpu() for k, v in model.state_dict().items()})
+    export(cpu, tok_path, tmp, meta, dtype=torch.float16 if args.export_fp16 else torch.float32,
+           shard_mb=args.shard_mb, length_target=args.length_target, quiet=True)
+    final = root / name
+    shutil.rmtree(final, ignore_errors=True)
+    tmp.rename(final)
+    (root / ".latest.tmp").write_text(name + "\n")
+    (root / ".latest.tmp").replace(root / "latest")
+    for old in root.glob("step-*"):
+        if old.name != name:
+            shutil.rmtree(old, ignore_errors=True)
+    return final
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -243,18 +376,17 @@ def main(argv: list[str] | None = None) -> None:
     from tokenizers import Tokenizer as HFTok
 
     vocab = HFTok.from_file(str(tok_path)).get_vocab_size()
-    cfg = small_config(vocab, d=args.d, layers=args.layers, heads=args.heads, ff=args.ff, moe=args.moe, mode=args.mode)
+    cfg = run_config(vocab, vars(args))
     tok = Tokenizer.from_file(tok_path, cfg)
     device = torch.device(args.device)
+    if device.type == "cuda":
+        torch.backends.cuda.matmul.allow_tf32 = True
+        torch.backends.cudnn.allow_tf32 = True
     model = DiffusionGemma(cfg)
     model.init_weights(seed=args.seed)
     model.to(device)
     model.train()
-    decay, no_decay = [], []
-    for n, p in model.named_parameters():
-        (no_decay if p.ndim < 2 or "norm" in n else decay).append(p)
-    opt = torch.optim.AdamW([{"params": decay, "weight_decay": 0.05}, {"params": no_decay, "weight_decay": 0.0}],
-                            lr=args.lr, betas=(0.9, 0.98), eps=1e-8)
+    opt = build_optimizer(model, args.optimizer, lr=args.lr, muon_lr=args.muon_lr)
     meta = {"step": 0, "elapsed": 0.0, "tokens": 0, "args": vars(args), "history": []}
     if args.init_from and not (run / "state.json").exists():
         init_weights_from(model, Path(args.init_from))
@@ -264,89 +396,175 @@ def main(argv: list[str] | None = None) -> None:
         meta["args"] = vars(args)
         print(f"resumed at step {meta['step']} ({meta['elapsed'] / 60:.1f} min)", flush=True)
 
-    texts = load_corpus(args.corpus)
-    train_texts, dev_texts = split_dev(texts)
-    print(f"corpus: {len(train_texts)} train files, {len(dev_texts)} dev files; "
-          f"non-embedding params {model.num_parameters() / 1e6:.2f}M", flush=True)
-    sampler = ExampleSampler(train_texts, tok, prefix_tokens=args.prefix, seed=args.seed * 1000 + meta["step"])
+    shards = ShardFolder(args.corpus, log=True) if (args.watch or is_shard_dir(args.corpus)) else None
+    if shards is not None:
+        deadline = time.time() + 600
+        while not shards.pending() and time.time() < deadline:  # the first shard may still be on its way
+            time.sleep(1)
+        dev_texts = shards.dev()
+        train_texts = shards.poll() if not args.workers else None
+    else:
+        train_texts, dev_texts = split_dev(load_corpus(args.corpus))
+    n_train = "shards" if train_texts is None else f"{len(train_texts)} train files"
+    print(f"corpus: {n_train}, {len(dev_texts)} dev files; parameters {model.num_parameters(False) / 1e6:.2f}M "
+          f"({model.num_parameters() / 1e6:.2f}M non-embedding); optimizer {args.optimizer}", flush=True)
     dev_sampler = ExampleSampler(dev_texts, tok, prefix_tokens=args.prefix, seed=777)
-    dev = [dev_sampler.batch(16, 32) for _ in range(4)] + [dev_sampler.batch(8, 64, long=True)]
-    g = torch.Generator().manual_seed(args.seed * 7919 + meta["step"])
-    rng = random.Random(meta["step"])
+    dev = [dev_sampler.step_batch(args.dev_rows) for _ in range(4)]
+    objective = objective_of(args)
+    if args.workers:
+        batches = step_stream(train_texts, tok, args, meta["step"])
+    else:
+        batches = StepStream(train_texts or [], tok, args.prefix, args.batch, args.seed * 1000 + meta["step"],
+                             shards if args.watch else None)
+    torch.manual_seed(args.seed * 7919 + meta["step"])
     budget = args.minutes * 60
-    last_save = time.time()
+    by_steps = args.max_steps > 0 and args.minutes <= 0  # equal-token comparisons: the schedule runs on steps
+    last_save = last_snap = time.time()
     t0 = time.time() - meta["elapsed"]
-    window_tokens, window_t = 0, time.time()
-    loss_fn = torch.compile(losses) if args.compile else losses
-    batches = batch_stream(train_texts, tok, args, meta["step"]) if args.workers else None
+    step_fn, eager_fn = make_step_fn(model, args)
+    compiled = args.compile
+    split = 1  # each batch is run in this many pieces (doubled when a step runs out of device memory)
     # bf16 autocast on an accelerator (fp32 master weights and optimizer); CPUs here are faster in fp32
     amp = torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" else contextlib.nullcontext()
+    metrics = open(args.metrics, "a") if args.metrics else None  # noqa: SIM115 - appended to all run long
+    win = {"tokens": 0, "real": 0, "t": time.time(), "wait": 0.0, "steps": 0}
+    first_step_s = None
+    pad = cfg.pad_token_id
+
+    def run_step(pieces: list[StepBatch]) -> dict[str, torch.Tensor]:
+        opt.zero_grad(set_to_none=True)
+        total = None
+        for sb in pieces:
+            with amp:
+                r = step_fn(sb)
+                loss = (r["dec"] + args.lm_weight * r["lm"]) / len(pieces)
+            loss.backward()
+            total = {k: v.detach() / len(pieces) + (total[k] if total else 0) for k, v in r.items()}
+        return total
+
     while True:
         elapsed = time.time() - t0
-        if elapsed >= budget or (args.max_steps and meta["step"] >= args.max_steps):
+        if (elapsed >= budget and not by_steps) or (args.max_steps and meta["step"] >= args.max_steps):
             break
-        batch = next(batches) if batches is not None else next_batch(sampler, rng, args.batch)
-        lr = lr_at(meta["step"], elapsed, budget, args.lr, args.warmup, args.decay_frac)
+        t_wait = time.time()
+        host = [next(batches) for _ in range(args.accum)]
+        win["wait"] += time.time() - t_wait
+        t_step = time.time()
+        if by_steps:
+            lr_factor = lr_at(meta["step"], meta["step"], args.max_steps, 1.0, args.warmup, args.decay_frac)
+        else:
+            lr_factor = lr_at(meta["step"], elapsed, budget, 1.0, args.warmup, args.decay_frac)
         for group in opt.param_groups:
-            group["lr"] = lr
-        with amp:
-            r = loss_fn(model, batch, args.mode, g)
-            loss = r["dec"] + args.lm_weight * r["lm"]
-        opt.zero_grad(set_to_none=True)
-        loss.backward()
+            group["lr"] = group.get("peak", args.lr) * lr_factor
+        pieces = [p.to(device) for sb in host for p in sb.split(split)]
+        while True:
+            try:
+                r = run_step(pieces)
+                break
+            except torch.OutOfMemoryError:
+                if split >= 8:
+                    raise
+                split *= 2
+                opt.zero_grad(set_to_none=True)
+                torch.cuda.empty_cache()
+                print(f"out of device memory: each batch now runs in {split} pieces", flush=True)
+                pieces = [p.to(device) for sb in host for p in sb.split(split)]
+            except Exception as e:  # noqa: BLE001 - any compiler failure: train on, uncompiled
+                if not compiled:
+                    raise
+                print(f"torch.compile failed ({type(e).__name__}: {str(e)[:300]}); training eager", flush=True)
+                compiled, step_fn = False, eager_fn
+                torch.compiler.reset()
         gn = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
         opt.step()
         meta["step"] += 1
-        ntok = batch.prefix.numel() + batch.canvas.numel()
+        ntok = sum(sb.tokens for sb in host)
         meta["tokens"] += ntok
-        window_tokens += ntok
-        if meta["step"] % 20 == 0:
-            tps = window_tokens / (time.time() - window_t)
-            window_tokens, window_t = 0, time.time()
-            print(f"step {meta['step']} t={elapsed / 60:.1f}m lr={lr:.2e} dec={r['dec']:.3f} lm={r['lm']:.3f} "
-                  f"acc={r['acc_real']:.3f} gn={gn:.2f} tok/s={tps:.0f}", flush=True)
-            meta["history"].append({"step": meta["step"], "min": elapsed / 60, "dec": float(r["dec"].detach()),
-                                    "lm": float(r["lm"].detach()), "acc": float(r["acc_real"]), "tok_s": tps,
-                                    "tokens": meta["tokens"]})
+        meta["real_tokens"] = meta.get("real_tokens", 0) + sum(sb.real_tokens(pad) for sb in host)
+        win["tokens"] += ntok
+        win["real"] += sum(sb.real_tokens(pad) for sb in host)
+        win["steps"] += 1
+        if first_step_s is None:
+            if device.type == "cuda":
+                torch.cuda.synchronize()
+            first_step_s = time.time() - t_step
+            meta["first_step_s"] = round(first_step_s, 1)
+            print(f"first step {first_step_s:.1f}s (compile {'on' if compiled else 'off'})", flush=True)
+            win = {"tokens": 0, "real": 0, "t": time.time(), "wait": 0.0, "steps": 0}
+        if win["steps"] and meta["step"] % args.log_every == 0:
+            if device.type == "cuda":
+                torch.cuda.synchronize()
+            dt = time.time() - win["t"]
+            rec = {"step": meta["step"], "min": round(elapsed / 60, 3), "lr_factor": round(lr_factor, 4),
+                   "dec": round(float(r["dec"]), 4), "lm": round(float(r["lm"]), 4),
+                   "acc": round(float(r["acc_real"]), 4), "gn": round(float(gn), 3),
+                   "tok_s": round(win["tokens"] / dt), "real_tok_s": round(win["real"] / dt),
+                   "step_ms": round(1e3 * dt / win["steps"], 1), "data_wait_ms": round(1e3 * win["wait"] / win["steps"], 1),
+                   "tokens": meta["tokens"], "compiled": compiled, "split": split, **gpu_memory(device)}
+            print(f"step {rec['step']} t={elapsed / 60:.1f}m lr={lr_factor:.3f}x dec={rec['dec']:.3f} "
+                  f"lm={rec['lm']:.3f} acc={rec['acc']:.3f} gn={rec['gn']:.2f} tok/s={rec['tok_s']} "
+                  f"step={rec['step_ms']}ms wait={rec['data_wait_ms']}ms", flush=True)
+            meta["history"].append(rec)
+            if metrics:
+                metrics.write(json.dumps(rec) + "\n")
+                metrics.flush()
+            win = {"tokens": 0, "real": 0, "t": time.time(), "wait": 0.0, "steps": 0}
         if meta["step"] % args.eval_every == 0:
-            ev = evaluate(model, dev, args.mode)
+            ev = evaluate(model, dev, objective)
             meta.setdefault("dev", []).append({"step": meta["step"], "min": elapsed / 60, **ev})
             print(f"DEV step {meta['step']}: dec={ev['dec']:.3f} lm={ev['lm']:.3f} acc_real={ev['acc_real']:.3f}",
                   flush=True)
+        if args.snapshots and args.export_every and time.time() - last_snap > args.export_every * 60:
+            meta["elapsed"] = time.time() - t0
+            write_snapshot(model, tok_path, Path(args.snapshots), meta, args)
+            print(f"snapshot at step {meta['step']}", flush=True)
+            last_snap = time.time()
         if time.time() - last_save > args.save_every * 60:
             meta["elapsed"] = time.time() - t0
             save_state(run, model, opt, meta)
             last_save = time.time()
     meta["elapsed"] = time.time() - t0
     save_state(run, model, opt, meta)
-    ev = evaluate(model, dev, args.mode)
+    ev = evaluate(model, dev, objective)
     meta.setdefault("dev", []).append({"step": meta["step"], "min": meta["elapsed"] / 60, **ev})
     (run / "state.json").write_text(json.dumps(meta, indent=1))
     print(f"done: step {meta['step']}, {meta['tokens'] / 1e6:.2f}M tokens, dev {ev}", flush=True)
+    if metrics:
+        metrics.write(json.dumps({"done": True, "step": meta["step"], "tokens": meta["tokens"], "dev": ev}) + "\n")
+        metrics.close()
+    if args.snapshots:
+        write_snapshot(model, tok_path, Path(args.snapshots), meta, args)
     if args.export:
         export(model, tok_path, Path(args.export), meta, dtype=torch.float16 if args.export_fp16 else torch.float32,
-               shard_mb=args.shard_mb)
+               shard_mb=args.shard_mb, length_target=args.length_target)
 
 
 def training_info(meta: dict) -> dict:
     """What an exported model's training.json records: totals, the settings, dev evaluations and the curve
     (every 5th logged point), which bench.training_curve plots."""
     a = meta["args"]
-    keep = ("mode", "d", "layers", "heads", "ff", "moe", "batch", "prefix", "lr", "lm_weight", "minutes", "threads",
-            "device", "workers")
-    return {"step": meta.get("step"), "tokens": meta.get("tokens"), "elapsed": meta.get("elapsed"),
+    keep = ("mode", "d", "layers", "heads", "ff", "moe", "batch", "accum", "prefix", "lr", "lm_weight", "minutes",
+            "threads", "device", "workers", "optimizer", "muon_lr", "t_min", "length_target", "after_end_weight",
+            "self_cond", "compile")
+    return {"step": meta.get("step"), "tokens": meta.get("tokens"), "real_tokens": meta.get("real_tokens"),
+            "elapsed": meta.get("elapsed"), "first_step_s": meta.get("first_step_s"),
             "args": {k: a[k] for k in keep if k in a}, "dev": meta.get("dev", []),
             "curve": meta.get("history", [])[::5]}
 
 
 def export(model: DiffusionGemma, tok_path: Path, out: Path, meta: dict, *, dtype: torch.dtype = torch.float32,
-           shard_mb: float | None = None) -> None:
+           shard_mb: float | None = None, length_target: str = "fill", quiet: bool = False) -> None:
     model = model.float().cpu()
     model.eval()
-    save_checkpoint(model, out, tokenizer_json=tok_path, generation=generation_defaults(model.cfg), dtype=dtype,
-                    max_shard_bytes=int(shard_mb * 2**20) if shard_mb else None)
+    save_checkpoint(model, out, tokenizer_json=tok_path, generation=generation_defaults(model.cfg, 4, length_target),
+                    dtype=dtype, max_shard_bytes=int(shard_mb * 2**20) if shard_mb else None)
+    if length_target != "fill":  # the loader ignores keys it does not know; the inference side reads this one
+        conf = json.loads((out / "config.json").read_text())
+        conf["dgcomplete"]["length_target"] = length_target
+        (out / "config.json").write_text(json.dumps(conf, indent=2) + "\n")
     (out / "training.json").write_text(json.dumps(training_info(meta), indent=1) + "\n")
-    print(f"exported to {out}", flush=True)
+    if not quiet:
+        print(f"exported to {out}", flush=True)
 
 
 if __name__ == "__main__":

@@ -1,0 +1,262 @@
+"""The lent-GPU training path, proven on CPU at tiny size: the fast step's math, the length objective, Muon,
+shards arriving while training, and gpu/run.sh's device-call sequence end to end (start, feed, finish)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+
+from dgcomplete.model import DiffusionGemma, ListCache, load_model
+from dgcomplete.train import bundle, train
+from dgcomplete.train.data import ShardFolder, StepBatch
+from dgcomplete.train.fast import encode_train, noise, step_losses
+from dgcomplete.train.muon import Muon, build_optimizer, newton_schulz
+from dgcomplete.train.tokenizer import train_tokenizer
+
+from .test_corpus import _py_file
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def _corpus(path: Path, n: int = 160) -> Path:
+    path.mkdir(parents=True, exist_ok=True)
+    with open(path / "python.jsonl", "w", encoding="utf-8") as fh:
+        for i in range(n):
+            fh.write(json.dumps({"text": _py_file(i, 3), "lang": "python", "path": f"m{i}.py"}) + "\n")
+    return path
+
+
+def _tiny(vocab: int = 300, window: int = 16) -> DiffusionGemma:
+    cfg = train.small_config(vocab, d=32, layers=3, heads=2, ff=64, mode="mask", window=window)
+    model = DiffusionGemma(cfg)
+    model.init_weights(seed=3)
+    return model
+
+
+def test_fast_encoder_and_decoder_match_the_network():
+    """encode_train (is_causal / banded attention, no cache) is the network's own encode; the decoder reads
+    its keys/values exactly as it reads a cache."""
+    torch.manual_seed(0)
+    model = _tiny(window=16)  # 40 tokens > window: the sliding layers' band is exercised
+    ids = torch.randint(6, 300, (3, 40))
+    cache = ListCache(model.cfg.num_hidden_layers)
+    ref = model.encode(ids, cache, logits="all")
+    hidden, ks, vs = encode_train(model, ids)
+    assert torch.allclose(model.head(model.norm(hidden)), ref, atol=1e-4)
+    for i in range(model.cfg.num_hidden_layers):
+        assert torch.allclose(ks[i], cache.k[i], atol=1e-5) and torch.allclose(vs[i], cache.v[i], atol=1e-5)
+    canvas = torch.randint(6, 300, (3, 12))
+    mine = ListCache(model.cfg.num_hidden_layers)
+    mine.k, mine.v, mine.length = ks, vs, 40
+    assert torch.allclose(model.decode(canvas, mine).logits, model.decode(canvas, cache).logits, atol=1e-4)
+
+
+def test_noise_end_objective_and_rate_floor():
+    fill, mask = 3, 4
+    n = 12
+    lengths = [1, 5, 11, 12]
+    free = torch.full((len(lengths), n), fill)
+    for r, m in enumerate(lengths):
+        free[r, :m] = torch.arange(10, 10 + m)
+    g = torch.Generator().manual_seed(0)
+    for _ in range(50):
+        noisy, w, real_hit = noise(free, mode="mask", fill_id=fill, mask_id=mask, vocab=300, t_min=0.1,
+                                   length_target="end", fill_weight=0.1, after_end_weight=0.25, generator=g)
+        for r, m in enumerate(lengths):
+            hit = noisy[r] == mask
+            assert (w[r] > 0).eq(hit).all()  # scored exactly where masked
+            assert (w[r, : m + 1][hit[: m + 1]] == 1).all()  # real tokens and the end: full weight
+            if m < n:
+                after = hit[m + 1 :]
+                assert after.eq(hit[m]).all()  # the tail follows the end: all masked or all clean <fill>
+                assert (w[r, m + 1 :][after] == 0.25).all()
+                assert (noisy[r, m + 1 :][~after] == fill).all()
+            assert hit[: m + 1].any()  # something scored in every row
+        assert torch.equal(real_hit, (noisy == mask) & (free != fill))
+    # the masking-rate floor: t = 1 masks every slot
+    noisy, _, _ = noise(free, mode="mask", fill_id=fill, mask_id=mask, vocab=300, t_min=1.0, length_target="end",
+                        fill_weight=0.1, after_end_weight=0.1, generator=g)
+    assert (noisy == mask).all()
+    # the older objective: every <fill> a target at the fill weight
+    noisy, w, _ = noise(free, mode="mask", fill_id=fill, mask_id=mask, vocab=300, t_min=1.0, length_target="fill",
+                        fill_weight=0.1, after_end_weight=0.1, generator=g)
+    assert torch.allclose(w, torch.where(free == fill, 0.1, 1.0))
+
+
+def test_muon_orthogonalises_and_hybrid_state_round_trips(tmp_path):
+    g = torch.randn(4, 48, 16)
+    s = torch.linalg.svdvals(newton_schulz(g))
+    assert s.min() > 0.5 and s.max() < 1.3  # Newton-Schulz lands singular values near 1, not exactly
+    model = _tiny()
+    opt = build_optimizer(model, "muon", lr=1e-3, muon_lr=0.02)
+    muon = [o for o in opt.optimizers if isinstance(o, Muon)][0]
+    in_muon = {id(p) for grp in muon.param_groups for p in grp["params"]}
+    names = {id(p): n for n, p in model.named_parameters()}
+    assert all(names[i].endswith("proj.weight") for i in in_muon)
+    assert id(model.embed_tokens.weight) not in in_muon
+    ids = torch.randint(6, 300, (2, 20))
+    before = model.layers[0].mlp.up_proj.weight.detach().clone()
+    for _ in range(2):
+        opt.zero_grad()
+        logits = model.encode(ids, ListCache(model.cfg.num_hidden_layers), logits="all")
+        torch.nn.functional.cross_entropy(logits.reshape(-1, 300), ids.reshape(-1)).backward()
+        opt.step()
+    assert not torch.equal(before, model.layers[0].mlp.up_proj.weight)
+    train.save_state(tmp_path, model, opt, {"step": 2})
+    model2 = _tiny()
+    opt2 = build_optimizer(model2, "muon", lr=1e-3, muon_lr=0.02)
+    train.load_state(tmp_path, model2, opt2)
+    p1, p2 = model.layers[0].mlp.up_proj.weight, model2.layers[0].mlp.up_proj.weight
+    assert torch.equal(p1, p2)
+    assert torch.equal(opt.state[p1]["momentum_buffer"], opt2.state[p2]["momentum_buffer"])
+    e1, e2 = model.embed_tokens.weight, model2.embed_tokens.weight
+    assert torch.equal(opt.state[e1]["exp_avg_sq"], opt2.state[e2]["exp_avg_sq"])
+
+
+def test_shard_folder_takes_new_shards_and_keeps_dev_apart(tmp_path):
+    corpus = _corpus(tmp_path / "corpus", 300)
+    lines = bundle.corpus_lines(corpus, set())
+    index = bundle.write_shards(lines, tmp_path / "all", limit=12_000, log=lambda s: None)
+    assert len(index) >= 3 and all(s["xz_bytes"] <= 12_000 for s in index)
+    inbox = tmp_path / "inbox"
+    inbox.mkdir()
+    (inbox / index[0]["name"]).write_bytes((tmp_path / "all" / index[0]["name"]).read_bytes())
+    (inbox / f".{index[1]['name']}.tmp").write_bytes(b"partial")  # a copy still on its way: ignored
+    folder = ShardFolder(inbox)
+    first = folder.poll()
+    assert len(first) == index[0]["records"] - len(range(0, index[0]["records"], 100))
+    assert folder.poll() == []
+    (inbox / index[1]["name"]).write_bytes((tmp_path / "all" / index[1]["name"]).read_bytes())
+    second = folder.poll()
+    assert second and not {t for t, _ in second} & {t for t, _ in first}
+    dev = {t for t, _ in folder.dev()}
+    assert dev and not dev & {t for t, _ in first + second}
+    halves = [ShardFolder(inbox, part=(i, 2)).poll() for i in range(2)]
+    assert sorted(t for h in halves for t, _ in h) == sorted(t for t, _ in first + second)
+
+
+def test_step_batch_split_keeps_groups(tmp_path):
+    sb = StepBatch(torch.arange(8 * 5).view(8, 5), [torch.zeros(3, 4), torch.ones(3, 6), torch.full((2, 9), 2.0)],
+                   (2, 4, 7))
+    parts = sb.split(2)
+    assert [p.prefix.shape[0] for p in parts] == [3, 5]
+    assert torch.equal(torch.cat([parts[0].prefix, parts[1].prefix]).sort(0).values, sb.prefix)
+    assert sum(p.tokens for p in parts) == sb.tokens
+
+
+def test_compile_failure_falls_back_to_eager(tmp_path, monkeypatch, capsys):
+    corpus = _corpus(tmp_path / "corpus", 120)
+    tok = tmp_path / "tok.json"
+    train_tokenizer(corpus, 300, tok, verbose=False)
+
+    def broken(fn, **kw):
+        def run(*a, **k):
+            raise RuntimeError("inductor exploded")
+        return run
+
+    monkeypatch.setattr(torch, "compile", broken)
+    train.main(["--corpus", str(corpus), "--tokenizer", str(tok), "--run", str(tmp_path / "run"), "--mode", "mask",
+                "--d", "32", "--layers", "2", "--heads", "2", "--ff", "64", "--batch", "8", "--prefix", "32",
+                "--max-steps", "2", "--minutes", "0", "--compile", "--optimizer", "muon", "--length-target", "end"])
+    out = capsys.readouterr().out
+    assert "torch.compile failed (RuntimeError: inductor exploded); training eager" in out
+    assert json.loads((tmp_path / "run" / "state.json").read_text())["step"] == 2
+
+
+def test_prepared_command_rehearsal(tmp_path):
+    """bundle -> gpu/run.sh start (shard 1) -> feed (shard 2 arrives while training) -> feed -> finish: the
+    device calls, on CPU; the returned files unpack to a loadable checkpoint."""
+    corpus = _corpus(tmp_path / "corpus", 200)
+    tok = tmp_path / "tok.json"
+    train_tokenizer(corpus, 300, tok, verbose=False)
+    gpu = tmp_path / "gpu"
+    bundle.main(["--corpus", str(corpus), "--tokenizer", str(tok), "--out", str(gpu), "--shard-mib", "0.006"])
+    index = json.loads((gpu / "shards" / "index.json").read_text())
+    assert len(index) >= 3
+    run_sh = gpu / "run.sh"
+    assert subprocess.run(["bash", "-n", str(run_sh)]).returncode == 0
+    # every trainer flag run.sh passes exists
+    script = run_sh.read_text()
+    body = script[script.index("train() {") : script.index("\n}\n", script.index("train() {"))]
+    passed = set(re.findall(r"(?<=\s)--[a-z][a-z0-9-]*", body)) | {"--compile"}
+    known = {o for a in train.build_parser()._actions for o in a.option_strings}
+    assert passed <= known, passed - known
+    readme = (gpu / "README").read_text()
+    assert all(s["name"] in readme for s in index) and "run.sh finish" in readme
+
+    # the device's view: the repository root holds gpu/ with only the shards carried so far
+    held = tmp_path / "held"
+    held.mkdir()
+    for s in index[1:]:
+        (gpu / "shards" / s["name"]).rename(held / s["name"])
+    out, work = tmp_path / "out", tmp_path / "work"
+    out.mkdir()
+    env = {**os.environ, "PY": sys.executable, "PYTHONPATH": str(REPO), "DEV": "cpu", "COMPILE": "", "WORKERS": "2",
+           "MINUTES": "0.3", "SHAPE": "--d 32 --layers 2 --heads 2 --ff 64", "PREFIX": "48", "BATCH": "8",
+           "ACCUM": "1", "EXPORT_EVERY": "0.03", "DG_WORK": str(work), "OUT": str(out),
+           "EXTRA": "--threads 1 --dev-rows 8 --log-every 5 --eval-every 50"}
+
+    def call(cmd: str, wait: str = "40") -> str:
+        for f in out.iterdir():  # $OUT starts empty on every call
+            f.unlink()
+        r = subprocess.run(["bash", str(run_sh), cmd], cwd=tmp_path, env={**env, "WAIT": wait}, capture_output=True,
+                           text=True, timeout=120)
+        assert r.returncode == 0, r.stdout + r.stderr
+        return r.stdout
+
+    call("start")
+    assert (work / "inbox" / index[0]["name"]).exists() and not (work / "inbox" / index[1]["name"]).exists()
+    for s in index[1:]:
+        (held / s["name"]).rename(gpu / "shards" / s["name"])  # this call's carry
+        call("feed")
+        assert not (work / "done").exists(), "the trainer should still be running when a shard arrives"
+    log = (work / "train.log").read_text()
+    for s in index:
+        assert f"shard {s['name']}:" in log  # taken by a worker
+    got = call("finish", wait="90")
+    assert (work / "done").read_text().strip() == "0", got
+    names = sorted(f.name for f in out.iterdir())
+    assert {"train.log", "metrics.jsonl", "meta.tar"} <= set(names) and len(names) <= 8
+    assert any(n.startswith("A-model") and n.endswith(".safetensors") for n in names)
+    assert "snapshot at step" in (out / "train.log").read_text()  # written as it went, not only at the end
+    rec = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
+    assert rec[-1].get("done") and all(k in rec[0] for k in ("tok_s", "real_tok_s", "step_ms", "data_wait_ms"))
+
+    bundle.main(["--unpack", str(out), "--into", str(tmp_path / "back"), "--tokenizer", str(gpu / "tokenizer.json")])
+    loaded = load_model(tmp_path / "back" / "A")
+    assert loaded.config.hidden_size == 32 and loaded.config.diffusion.fill_loss_weight == 1.0
+    conf = json.loads((tmp_path / "back" / "A" / "config.json").read_text())
+    assert conf["dgcomplete"]["length_target"] == "end" and conf["dgcomplete"]["max_context_tokens"] >= 48
+    gen = json.loads((tmp_path / "back" / "A" / "generation_config.json").read_text())
+    assert gen["frontier_stop"] is True
+    info = json.loads((tmp_path / "back" / "A" / "training.json").read_text())
+    assert info["args"]["optimizer"] == "muon" and info["tokens"] > 0
+
+
+@pytest.mark.parametrize("target", ["fill", "end"])
+def test_step_losses_train_down(target):
+    """A few steps on one batch lower the loss under either objective (the step is differentiable end to end)."""
+    torch.manual_seed(0)
+    model = _tiny()
+    sb = StepBatch(torch.randint(6, 300, (6, 24)),
+                   [torch.cat([torch.randint(6, 300, (3, 3)), torch.full((3, 5), 3), torch.randint(6, 300, (3, 4))], 1),
+                    torch.cat([torch.randint(6, 300, (3, 6)), torch.full((3, 2), 3), torch.randint(6, 300, (3, 4))], 1)],
+                   (8, 8))
+    opt = torch.optim.Adam(model.parameters(), lr=1e-2)
+    first = None
+    for _ in range(15):
+        torch.manual_seed(1)
+        r = step_losses(model, sb, length_target=target, self_cond=0.5)
+        loss = r["dec"] + r["lm"]
+        first = float(loss.detach()) if first is None else first
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+    assert float(loss.detach()) < first
