@@ -28,6 +28,7 @@ from .fair import FairExecutor
 from .gate import Gate
 from .local import LocalInfiller, WarmStart
 from .model import LoadedModel
+from .settings import CONTEXT_SOURCES, Settings
 from .syntax.strict import sound
 from .types import Cancelled, CancelToken, Candidate, InfillRequest, InfillResult, SpanKind, SpanPlan
 
@@ -40,9 +41,7 @@ MAX_EDIT_CHARS = 8_000  # a rewrite/repair/fill range (about 200 lines): larger 
 MAX_EDIT_PASSES = 1_000  # decoder passes one edit may spend (bounds a long selection at high `steps`)
 EDIT_KINDS = ("rewrite", "repair", "fill")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
-# where candidates come from: the model's own samples, drafts retrieved from the cursor's document, and
-# drafts from the other open documents of its language (context.py)
-CONTEXT_SOURCES = ("diffusion", "document", "workspace")
+
 
 
 def scrub(text: str) -> str:
@@ -147,7 +146,8 @@ class Engine:
         self._recent: OrderedDict[str, None] = OrderedDict()  # doc keys with a resident prefix cache, LRU order
         self.load_error: str | None = None
         self.settings: dict[str, Any] = {"max_lines": 8, "max_tokens": 48, "enabled_languages": None,
-                                         "min_confidence": 0.35, "context_sources": None, "draft_edit": True}
+                                         "min_confidence": Settings().min_confidence, "context_sources": None,
+                                         "steps": None}
         self.context = ContextIndex()
         self.gate = Gate.load(loaded.path if loaded is not None else None)
 
@@ -182,6 +182,26 @@ class Engine:
         self.threads = best
         self.local.forget("<warm-up>")
         return {"threads": best, "timings_ms": {k: round(v * 1e3, 2) for k, v in timings.items()}}
+
+    def configure(self, st: Settings) -> list[str]:
+        """Apply a session's settings now; returns the changed keys this engine cannot apply (and why).
+
+        Live: span sizes, languages, the gate, context sources, syntax renoising, the step budget (per
+        request, so per session), remote fallback; threads (model-wide) when this engine owns the model.
+        """
+        self.settings.update(max_lines=st.max_lines, max_tokens=st.max_tokens, enabled_languages=st.enabled_languages,
+                             min_confidence=st.min_confidence, context_sources=st.context_sources, steps=st.steps)
+        self.syntax_renoise = st.syntax_renoise
+        self.fallback_to_local = st.fallback_to_local
+        refused = []
+        if st.threads is not None and st.threads != self.threads:
+            if self._base is not None:
+                refused.append("threads (the shared daemon's --threads applies to every session)")
+            elif self.local is not None:
+                n = max(1, min(st.threads, os.cpu_count() or 1))
+                self.threads = n
+                self._pool.submit(torch.set_num_threads, n)  # on the model thread, between requests
+        return refused
 
     def view(self) -> Engine:
         """An engine for one more LSP session of a shared daemon: the same model, model thread and prefix
@@ -319,7 +339,8 @@ class Engine:
             return Completion([], offset, offset, version, plan, {"plan": plan.kind.value}, reason=plan.reason)
         req = InfillRequest(text[:offset], text[offset:], plan, s.lang, n=n, seed=seed, doc_key=uri, version=version,
                             drafts=self._drafts(s, text, offset),
-                            sample="diffusion" in (self.settings.get("context_sources") or CONTEXT_SOURCES))
+                            sample="diffusion" in (self.settings.get("context_sources") or CONTEXT_SOURCES),
+                            max_steps=self.settings.get("steps"))
         token = cancel or CancelToken()
         if s.inflight is not None and s.inflight is not token:
             s.inflight.cancel("superseded")  # Neovim does not cancel its previous request; we do
@@ -400,7 +421,6 @@ class Engine:
             tree = s.doc.tree.copy() if s.doc.tree is not None and s.doc.text is text else None
             hook = self._syntax_hook(text, offset, req.plan, s.lang, tree)
         warm = s.warm if s else None
-        self.local.draft_edit = bool(self.settings.get("draft_edit", True))
         loop = asyncio.get_running_loop()
         self._remember(req.doc_key or "")
         fut = loop.run_in_executor(self._pool, lambda: self.local.infill(req, token, warm=warm, syntax_hook=hook))

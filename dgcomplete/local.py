@@ -64,7 +64,7 @@ class WarmStart:
         if not prefix.startswith(self.prefix):
             return None
         typed = prefix[len(self.prefix) :]
-        if self.middle.startswith(typed) and len(self.middle) > len(typed):
+        if typed and self.middle.startswith(typed) and len(self.middle) > len(typed):
             return self.middle[len(typed) :]
         return None
 
@@ -173,6 +173,13 @@ class LocalInfiller:
                               noise_ids=self.noise_ids)
 
     @torch.inference_mode()
+    def prefix_cache(self, prefix: str, doc_key: str | None, cancel: CancelToken | None = None) -> tuple[KVCache, int, int]:
+        """The document's cache brought to the model's view of ``prefix``: (cache, prefix tokens, reused)."""
+        ids, _ = cv.prefix_ids(self.tok, prefix, self.max_ctx, self.max_chars)
+        cache, reused = self.encode_prefix(doc_key, ids, cancel)
+        return cache, len(ids), reused
+
+    @torch.inference_mode()
     def denoise_canvas(self, prep: cv.Prepared, doc_key: str | None, cancel: CancelToken | None = None,
                        on_step: Callable[[int, int], None] | None = None, *, sample: bool = True) -> Denoised:
         """Encode ``prep.prefix`` (through the document's cache) and denoise ``prep.canvas``.
@@ -182,11 +189,10 @@ class LocalInfiller:
         ``sample=False`` only the prefix is encoded (the cache is returned for scoring).
         """
         t0 = time.perf_counter()
-        ids, _ = cv.prefix_ids(self.tok, prep.prefix, self.max_ctx, self.max_chars)
-        cache, reused = self.encode_prefix(doc_key, ids, cancel)
+        cache, n_ids, reused = self.prefix_cache(prep.prefix, doc_key, cancel)
         t_enc = time.perf_counter()
         if not sample:
-            return Denoised(None, None, cache, len(ids), reused, (t_enc - t0) * 1e3, 0.0)
+            return Denoised(None, None, cache, n_ids, reused, (t_enc - t0) * 1e3, 0.0)
         scfg = self.sampler if prep.max_steps is None else dataclasses.replace(self.sampler, max_steps=prep.max_steps)
         f = prep.free.shape[1]
         use_sc = self.self_condition
@@ -203,7 +209,7 @@ class LocalInfiller:
         res = denoise(step_fn, prep.canvas, prep.free, scfg, self.cfg.vocab_size, generator=prep.generator,
                       logit_bias=prep.logit_bias, warm=prep.warm, on_step=each_step,
                       renoise_hook=prep.renoise_hook, noise_ids=self.noise_ids)
-        return Denoised(res.tokens, res, cache, len(ids), reused, (t_enc - t0) * 1e3,
+        return Denoised(res.tokens, res, cache, n_ids, reused, (t_enc - t0) * 1e3,
                         (time.perf_counter() - t_enc) * 1e3)
 
     # ---- one completion ---------------------------------------------------------------------------------------

@@ -15,7 +15,6 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from lsprotocol import types as lsp
@@ -27,6 +26,7 @@ from pygls.workspace import Workspace
 
 from . import __version__
 from .engine import Completion, Engine, EngineError
+from .settings import RESTART, Settings
 from .types import CancelToken
 
 log = logging.getLogger("dgcomplete.server")
@@ -34,75 +34,6 @@ log = logging.getLogger("dgcomplete.server")
 CLOSERS = ")]}\"'`>;,"
 ACCEPT_COMMAND = "dgcomplete.accept"
 STATS_COMMAND = "dgcomplete.stats"
-
-
-# upper bounds for integer settings: a typo (steps: 100000) must cost a slow suggestion, not a hung model thread
-SETTING_LIMITS = {"steps": 256, "max_tokens": 256, "max_lines": 200, "rewrite_variants": 5, "repair_rounds": 32,
-                  "hole_tokens": 256, "debounce_ms": 10_000}
-
-
-@dataclass
-class Settings:
-    """User settings (initializationOptions / workspace/didChangeConfiguration, key ``dgcomplete``)."""
-
-    model: str | None = None
-    max_lines: int = 8
-    max_tokens: int = 48
-    steps: int | None = None
-    threads: int | None = None
-    enabled_languages: list[str] | None = None
-    completion_items: str = "auto"  # "auto": only for clients without inline completion; "always"; "never"
-    debounce_ms: int = 0  # a hint for clients; the server itself never sleeps
-    syntax_renoise: bool = True
-    backend: str = "local"
-    remote: dict[str, Any] = field(default_factory=dict)
-    fallback_to_local: bool = True
-    rewrite_fraction: float = 0.5  # share of the selection's tokens renoised by Rewrite selection
-    rewrite_variants: int = 3  # Rewrite selection actions offered (one seed each)
-    repair_rounds: int = 6  # denoising rounds Repair syntax may spend
-    hole_tokens: int = 48  # tokens a hole may be filled with
-    min_confidence: float = 0.35  # the gate: show only suggestions at least this likely to be right (gate.py)
-    context_sources: list[str] | None = None  # None: all of engine.CONTEXT_SOURCES
-    draft_edit: bool = True  # let the model edit retrieved drafts
-
-    def update(self, raw: Any) -> list[str]:
-        """Apply known keys (camelCase or snake_case); return the unknown ones for a warning."""
-        if not isinstance(raw, dict):
-            return []
-        raw = raw.get("dgcomplete", raw)
-        if not isinstance(raw, dict):
-            return []
-        unknown = []
-        names = {f.replace("_", ""): f for f in self.__dataclass_fields__}
-        for k, v in raw.items():
-            f = names.get(k.replace("_", "").lower())
-            if f is None:
-                unknown.append(k)
-                continue
-            try:  # a value of the wrong type is refused (reported as unknown), never stored
-                cur = getattr(self, f)
-                if isinstance(cur, bool):
-                    if not isinstance(v, bool):  # "false" is a string, not false
-                        raise TypeError(f)
-                elif isinstance(cur, float):
-                    v = min(1.0, max(0.0, float(v)))
-                elif f in ("steps", "threads") and v is None:
-                    pass  # None: measured / the model's default
-                elif isinstance(cur, int) or f in ("steps", "threads"):  # every int setting
-                    v = max(0, int(v)) if f in ("debounce_ms", "repair_rounds") else max(1, int(v))
-                    v = min(v, SETTING_LIMITS.get(f, v))
-                elif f in ("enabled_languages", "context_sources"):
-                    if v is not None and not (isinstance(v, list) and all(isinstance(x, str) for x in v)):
-                        raise TypeError(f)
-                elif f == "remote":
-                    if not isinstance(v, dict):
-                        raise TypeError(f)
-                elif not isinstance(v, str) and not (v is None and f == "model"):
-                    raise TypeError(f)
-                setattr(self, f, v)
-            except (TypeError, ValueError, OverflowError):
-                unknown.append(k)
-        return unknown
 
 
 class Stats:
@@ -531,14 +462,41 @@ class DgServer(LanguageServer):
             self.fatal_shown = True
             self.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Error, message))
 
-    def _apply_settings(self) -> None:
+    def _apply_settings(self, changed: list[str] | None = None) -> None:
+        """Hand the session's settings to the engine; say (log + one message) what could not change live."""
+        refused = [f"{k} (needs a restart)" for k in (changed or []) if k in RESTART]
         if self.engine is not None:
-            self.engine.settings.update(max_lines=self.settings.max_lines, max_tokens=self.settings.max_tokens,
-                                        enabled_languages=self.settings.enabled_languages,
-                                        min_confidence=self.settings.min_confidence,
-                                        context_sources=self.settings.context_sources,
-                                        draft_edit=self.settings.draft_edit)
-            self.engine.syntax_renoise = self.settings.syntax_renoise
+            refused += self.engine.configure(self.settings)
+        if refused:
+            msg = "dgcomplete: settings not applied now: " + "; ".join(refused)
+            log.warning(msg)
+            self.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Warning, msg))
+
+    def settings_errors(self, errors: list[str]) -> None:
+        """Refused keys/values: in the log, and once per update in the editor (a typo must not go unnoticed)."""
+        if errors:
+            msg = "dgcomplete: " + "; ".join(errors[:3]) + (f" (+{len(errors) - 3} more)" if len(errors) > 3 else "")
+            log.warning(msg)
+            self.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Warning, msg))
+
+    async def switch_backend(self) -> None:
+        """``backend``/``remote`` changed while running: use the new remote backend (or none) from now on."""
+        from .backends.remote import RemoteBackend, RemoteConfig
+
+        old = self.remote
+        new = None
+        if self.settings.backend == "openai":
+            try:
+                new = RemoteBackend(RemoteConfig.from_options(self.settings.remote))
+            except ValueError as e:
+                self.settings_errors([f"remote backend settings: {e} (kept the previous backend)"])
+                return
+        self.remote = new
+        if self.engine is not None:
+            self.engine.remote = new
+        if old is not None and old is not new:
+            await old.aclose()
+        log.info("backend now %s", self.settings.backend)
 
     async def engine_or_reason(self) -> tuple[Engine | None, str]:
         if self.ready is not None and not self.ready.is_set():
@@ -579,9 +537,8 @@ def make_server(model_path: str | None = None, *, threads: int | None = None, re
 
     @ls.feature(lsp.INITIALIZE)
     def initialize(ls: DgServer, params: lsp.InitializeParams) -> None:
-        unknown = ls.settings.update(params.initialization_options or {})
-        if unknown:
-            log.warning("unknown settings ignored: %s", unknown)
+        _, errors = ls.settings.update(params.initialization_options or {})
+        ls.settings_errors(errors)
         info = params.client_info
         ls.client_name = f"{info.name} {info.version or ''}".strip() if info else ""
         caps = params.capabilities.text_document
@@ -597,9 +554,12 @@ def make_server(model_path: str | None = None, *, threads: int | None = None, re
         asyncio.ensure_future(ls.load_model())
 
     @ls.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
-    def did_change_configuration(ls: DgServer, params: lsp.DidChangeConfigurationParams) -> None:
-        ls.settings.update(params.settings)
-        ls._apply_settings()
+    async def did_change_configuration(ls: DgServer, params: lsp.DidChangeConfigurationParams) -> None:
+        changed, errors = ls.settings.update(params.settings)
+        ls.settings_errors(errors)
+        if {"backend", "remote"} & set(changed) and ls.ready is not None and ls.ready.is_set():
+            await ls.switch_backend()
+        ls._apply_settings(changed)
 
     @ls.feature(lsp.TEXT_DOCUMENT_DID_OPEN)
     def did_open(ls: DgServer, params: lsp.DidOpenTextDocumentParams) -> None:
@@ -651,6 +611,10 @@ def make_server(model_path: str | None = None, *, threads: int | None = None, re
         if ls.engine is not None:
             out["threads"] = ls.engine.threads
             out["model"] = ls.engine.loaded.name if ls.engine.loaded else None
+            e = ls.engine
+            out["engine"] = {**e.settings, "syntax_renoise": e.syntax_renoise, "fallback_to_local": e.fallback_to_local,
+                             "backend": "openai" if e.remote is not None else "local",
+                             "gate": e.gate.fitted_on}
         return out
 
     @ls.command(ACCEPT_COMMAND)

@@ -252,15 +252,36 @@ def test_tcp_refuses_public_addresses_without_opt_in(tiny_model):
     assert out.returncode != 0 and "--allow-remote" in out.stderr
 
 
-def test_integer_settings_are_bounded():
-    """A typo such as ``steps: 100000`` must not hang the model thread: integer settings are clamped."""
-    from dgcomplete.server import SETTING_LIMITS, Settings
+def test_settings_are_validated_once_with_clear_messages():
+    """One settings model: bounds clamp, wrong types are refused with the key and value named, never coerced."""
+    from dgcomplete.settings import SPEC, Settings
 
     s = Settings()
-    assert s.update({"dgcomplete": {"steps": 100000, "maxTokens": 10**9, "maxLines": -3, "rewriteVariants": 50}}) == []
-    assert s.steps == SETTING_LIMITS["steps"] and s.max_tokens == SETTING_LIMITS["max_tokens"]
-    assert s.max_lines == 1 and s.rewrite_variants == SETTING_LIMITS["rewrite_variants"]
-    assert s.update({"steps": 12}) == [] and s.steps == 12
+    changed, errors = s.update({"dgcomplete": {"steps": 100000, "maxTokens": 10**9, "maxLines": -3,
+                                               "rewriteVariants": 50}})
+    assert errors == [] and set(changed) == {"steps", "max_tokens", "max_lines", "rewrite_variants"}
+    assert s.steps == SPEC["steps"]["hi"] and s.max_tokens == SPEC["max_tokens"]["hi"] and s.max_lines == 1
+    _, errors = s.update({"syntaxRenoise": "false", "steps": "12", "minConfidence": float("nan"),
+                          "contextSources": ["diffusion", "web"], "completionItems": "sometimes", "bogus": 1})
+    assert s.syntax_renoise is True and s.steps == SPEC["steps"]["hi"] and s.completion_items == "auto"
+    assert len(errors) == 6 and any("'syntaxRenoise'" in e and "true or false" in e for e in errors)
+    assert any("'web'" in e for e in errors) and any("unknown setting 'bogus'" in e for e in errors)
+    assert s.update({"steps": 12, "threads": None}) == (["steps"], []) and s.steps == 12
+
+
+def test_settings_table_in_readme_matches_the_model():
+    """Every key of the settings model is documented in the README's table, and nothing else is."""
+    import re
+    from pathlib import Path
+
+    from dgcomplete.settings import SPEC
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    table = readme.split("## Settings", 1)[1].split("\n## ", 1)[0]
+    documented = set()
+    for cell in re.findall(r"^\| ([^|]+) \|", table, re.M):
+        documented |= {re.sub(r"(?<!^)([A-Z])", r"_\1", k).lower() for k in re.findall(r"`(\w+)`", cell)}
+    assert documented == set(SPEC), (documented ^ set(SPEC))
 
 
 def test_workspace_drops_its_copy_of_documents_the_engine_holds():

@@ -34,7 +34,7 @@ class CheckpointError(RuntimeError):
     """A checkpoint that cannot be loaded; the message is meant for the user as is."""
 
 
-# The `steps` setting is capped at this too (server.SETTING_LIMITS): a checkpoint may not ask for more.
+# The `steps` setting is capped at this too (settings.SPEC): a checkpoint may not ask for more.
 MAX_DENOISING_STEPS = 256
 
 
