@@ -71,7 +71,6 @@ ABLATIONS: dict[str, dict[str, Any]] = {
     "diffusion_only": {"contextSources": ["diffusion"]},
     "retrieval_only": {"contextSources": ["document", "workspace"]},
     "no_workspace": {"contextSources": ["diffusion", "document"]},
-    "no_edit": {"draftEdit": False},
 }
 REQUEST_TIMEOUT_S = 60.0
 GROUPS = ("family", "kind", "family_kind", "lang")

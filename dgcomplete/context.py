@@ -3,7 +3,8 @@
 About a fifth of the lines a user is about to type already occur verbatim somewhere above the cursor or in
 another open file of the same language (`bench/results/context*.json`). The model cannot copy them from its
 short window reliably, so the engine hands a few retrieved lines to the model as *drafts*: the model scores
-each one given both sides of the cursor and may edit the tokens it finds unlikely (see :mod:`local`).
+each one given both sides of the cursor, beside its own samples, and the gate decides (see :mod:`local`,
+:mod:`gate`).
 
 Sources, all text-only and bounded:
 

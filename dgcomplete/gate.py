@@ -27,16 +27,15 @@ INTERACT = ("mean_lp", "min_lp", "end_lp", "margin", "typed", "strength")
 
 
 def feature_vector(c: Candidate) -> dict[str, float]:
-    """Named inputs of the gate for one candidate (numeric features, one-hot source, edited flag)."""
+    """Named inputs of the gate for one candidate (numeric features, one-hot source, per-source slopes)."""
     f = c.features
-    base = c.source.removeprefix("edit:")
+    base = c.source
     x = {k: float(f.get(k, 0.0)) for k in NUMERIC}
     x["tokens"] = math.log1p(x["tokens"])
     x["typed"] = math.log1p(x["typed"])
     x["margin"] = max(-5.0, min(5.0, x["margin"]))
     for s in SOURCES:
         x[f"src_{s}"] = 1.0 if base == s else 0.0
-    x["edited"] = 1.0 if c.source.startswith("edit:") else 0.0
     x["here"] = float(f.get("here", 0.0))
     # what a score means depends on where the candidate came from: one slope per source
     for s in SOURCES:

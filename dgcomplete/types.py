@@ -50,7 +50,7 @@ class InfillRequest:
     doc_key: str | None = None  # per-document state key (the URI) for cache reuse and cancel-previous
     version: int | None = None  # document version the request was computed for
     max_steps: int | None = None  # override of the sampler's step budget
-    # retrieved lines the model scores (and may edit) beside its own samples; features hold "strength"
+    # retrieved lines the model scores beside its own samples; features hold "strength"
     drafts: list[Candidate] = field(default_factory=list)
     sample: bool = True  # denoise samples of the model's own (off: only score the drafts)
 
@@ -59,7 +59,7 @@ class InfillRequest:
 class Candidate:
     text: str  # the middle, as it would be inserted at the cursor
     score: float = 0.0  # lower is better (mean entropy of the committed free tokens)
-    source: str = "diffusion"  # diffusion | successor | shape | prefix | above (| "edit:" + a draft source)
+    source: str = "diffusion"  # diffusion | successor | shape | prefix | warm (the rest of a shown suggestion)
     features: dict[str, float] = field(default_factory=dict)  # the scorer's view (see local.score)
     confidence: float | None = None  # the gate's estimate that the first line is exactly right
 

@@ -136,8 +136,9 @@ def test_gate_prior_and_file(tmp_path):
     assert fitted.confidence(good) > fitted.confidence(Candidate("x", source="diffusion", features={"a": 1.0}))
     (tmp_path / "gate.json").write_text('{"weights": {"mean_lp": NaN}, "bias": 0}')
     assert Gate.load(tmp_path).fitted_on.startswith("prior")  # a broken file falls back, never raises
-    x = feature_vector(Candidate("t", source="edit:successor", features={"mean_lp": -1.0, "tokens": 3}))
-    assert x["edited"] == 1.0 and x["src_successor"] == 1.0 and x["successor*mean_lp"] == -1.0
+    x = feature_vector(Candidate("t", source="successor", features={"mean_lp": -1.0, "tokens": 3}))
+    assert x["src_successor"] == 1.0 and x["src_prefix"] == 0.0 and x["successor*mean_lp"] == -1.0
+    assert "prefix*mean_lp" not in x
 
 
 def test_scorer_ranks_drafts_and_reports_features(tiny_mask_model):
@@ -159,7 +160,7 @@ def test_scorer_ranks_drafts_and_reports_features(tiny_mask_model):
     # only the drafts: no sampling at all
     only = inf.infill(InfillRequest("def f(a):\n    return ", "\n", SpanPlan(SpanKind.LINE, 1, 16), "python",
                                     seed=0, doc_key="k", sample=False, drafts=req.drafts))
-    assert [c.text for c in only.candidates if not c.source.startswith("edit:")] == ["a + 1"]
+    assert [c.text for c in only.candidates] == ["a + 1"]
     assert only.stats["steps"] == 0
 
 

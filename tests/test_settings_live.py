@@ -79,7 +79,9 @@ async def test_each_setting_acts_at_run_time(tiny_mask_model):
         # the backend switches live: a remote server that is not there fails the request (no fallback) ...
         configure(client, backend="openai", remote={"url": "http://127.0.0.1:9/v1", "model": "m", "timeoutMs": 500})
         await asyncio.sleep(0.2)
-        with pytest.raises(Exception):
+        from pygls.exceptions import JsonRpcException
+
+        with pytest.raises(JsonRpcException):  # RequestFailed: the remote backend is unreachable
             await inline(client)
         # ... and back to the local model
         configure(client, backend="local")
