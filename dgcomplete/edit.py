@@ -8,22 +8,30 @@ per-document cache and denoises), run on the engine's model thread:
     encoder input : [<bos>] prefix tokens                              (cached per document, by the core)
     canvas        : span tokens (noised | warm | clamped) + inserted slots + <fill> slack | suffix head (clamped)
 
-Safety is decided here, once, for every command (:func:`judge`, :func:`confine`):
+Safety is decided here, once, for every command (:func:`judge`, :func:`confine`, :func:`sound_edits`):
   * edits lie inside the requested range (sub-ranges of it, sorted, disjoint);
   * an empty or unchanged result, or one that adds syntax errors to the document, is no edit;
-  * a repair must lower the document's error count and add no error outside the range.
+  * an edit is applied only if the edited text parses by the language's strictest cheap check: no
+    tree-sitter ERROR/MISSING node on an edited line and, for Python, the standard library's parser on the
+    enclosing top-level definition(s) (:func:`syntax.strict.python_range_sound`);
+  * a repair leaves no error in the range, adds none outside it, and changes no more than the damage
+    needs: only lines within one of an error's, and at most a few lexemes per error point
+    (:func:`damage_bounds`).
+Otherwise the outcome's ``reason`` says why, in one line.
 
 Offsets are code points into the document text.
 """
 
 from __future__ import annotations
 
+import difflib
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import syntax
+from .syntax import strict
 from .types import Cancelled, CancelToken
 
 if TYPE_CHECKING:
@@ -197,7 +205,43 @@ def judge(text: str, start: int, end: int, new: str, lang: str | None) -> Outcom
                 [syntax.new_errors(text, e.start, e.end, e.text, lang) for e in edits])
     if added:
         return Outcome(new_text=new, reason=f"result adds {added} syntax error(s)")
+    why = sound_edits(text, edits, lang)
+    if why:
+        return Outcome(new_text=new, reason=why)
     return Outcome(edits, new)
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset)
+
+
+def sound_edits(text: str, edits: list[Edit], lang: str | None) -> str:
+    """Empty when the text parses where the edits put it; otherwise why not, in one line.
+
+    tree-sitter: no ERROR or MISSING node on a line an edit wrote; Python: also the standard library's
+    parser on the top-level definition(s) around the edits (when they parsed before, or with the edited
+    lines neutral).
+    """
+    if not edits or not syntax.is_supported(lang):
+        return ""
+    edits = sorted(edits, key=lambda e: e.start)
+    new = apply_edits(text, edits)
+    errors = error_nodes(new, lang)
+    shift = 0
+    for e in edits:
+        a = e.start + shift
+        b = a + len(e.text)
+        shift += len(e.text) - (e.end - e.start)
+        ls = new.rfind("\n", 0, a) + 1
+        le = new.find("\n", b)
+        hit = errors_in_range(errors, ls, len(new) if le < 0 else le)
+        if hit:
+            return f"the result does not parse (line {_line_of(new, max(ls, hit[0][1])) + 1})"
+    if lang == "python":
+        lo, hi = edits[0].start, max(e.end for e in edits)
+        if not strict.python_range_sound(text, lo, hi, new[lo : hi + shift]):
+            return "the result does not parse (Python's parser refuses it)"
+    return ""
 
 
 # ---- holes -------------------------------------------------------------------------------------------------
@@ -356,22 +400,179 @@ def _lexeme_loss(old: str, new: str) -> int:
 _WORDS = re.compile(r"\w+|[^\w\s]+")
 
 
+@dataclass(frozen=True)
+class DamageBounds:
+    """How far a repair may reach: the lines it may change and how many lexemes (error points' lines +-1;
+    LEXEMES_PER_POINT per error point, at least MIN_LEXEMES)."""
+
+    lines: frozenset[int]
+    lexemes: int
+
+
+LEXEMES_PER_POINT = 2
+MIN_LEXEMES = 4
+
+
+def damage_bounds(text: str, points: list[tuple[int, int]]) -> DamageBounds:
+    lines: set[int] = set()
+    region = 0
+    for a, b in points:
+        for r in range(_line_of(text, a), _line_of(text, b) + 1):
+            lines.update((r - 1, r, r + 1))
+        region += max(1, len(_LEXEME.findall(text[a:b])))
+    return DamageBounds(frozenset(lines), max(MIN_LEXEMES, LEXEMES_PER_POINT * region))
+
+
+def _lines(text: str) -> list[str]:
+    """Lines with their "\n" (only "\n" ends a line here, as in :func:`_line_of`)."""
+    return [x for x in _LINE.split(text) if x]
+
+
+_LINE = re.compile(r"(?<=\n)")
+
+
+def _hunks(old: str, new: str) -> list[tuple[int, int, int, int]]:
+    """Changed line runs of ``new`` against ``old``: (old first line, old end line, new first, new end)."""
+    a, b = _lines(old), _lines(new)
+    return [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes()
+            if tag != "equal"]
+
+
+def _edited_lexemes(old: str, new: str) -> int:
+    a, b = _LEXEME.findall(old), _LEXEME.findall(new)
+    return sum(max(i2 - i1, j2 - j1) for tag, i1, i2, j1, j2 in
+               difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes() if tag != "equal")
+
+
+def reach(text: str, start: int, old: str, new: str, bounds: DamageBounds) -> str:
+    """Empty when replacing ``old`` (at ``start`` of ``text``) by ``new`` stays within ``bounds``; else why not."""
+    first = _line_of(text, start)
+    for i1, i2, _, _ in _hunks(old, new):
+        touched = range(first + i1, first + i2) if i2 > i1 else (first + i1 - 1, first + i1)  # an insertion: beside
+        if not any(r in bounds.lines for r in touched) or (i2 > i1 and not all(r in bounds.lines for r in touched)):
+            line = next((r for r in touched if r not in bounds.lines), touched[0])
+            return f"the repair would change line {line + 1}, away from the errors"
+    n = _edited_lexemes(old, new)
+    if n > bounds.lexemes:
+        return f"the repair would change {n} lexemes (the errors need at most {bounds.lexemes})"
+    return ""
+
+
+def line_edits(text: str, start: int, end: int, new: str) -> list[Edit]:
+    """The change from ``text[start:end]`` to ``new`` as one confined edit per changed run of lines."""
+    old = text[start:end]
+    a, b = _lines(old), _lines(new)
+    at_a = [0]
+    for line in a:
+        at_a.append(at_a[-1] + len(line))
+    at_b = [0]
+    for line in b:
+        at_b.append(at_b[-1] + len(line))
+    out: list[Edit] = []
+    for i1, i2, j1, j2 in _hunks(old, new):
+        out += confine(text, start + at_a[i1], start + at_a[i2], new[at_b[j1] : at_b[j2]])
+    return out
+
+
+# tokens a single-insertion repair tries (what a typo most often drops), at each lexeme boundary of the damage
+REPAIR_TOKENS = (")", ":", "]", "}", ";")
+MAX_INSERTIONS = 400  # candidate insertions checked per repair (bounded parser work)
+
+Ranker = Callable[[str, list[str], str], list[float]]  # (prefix, line variants, suffix) -> score each (higher: likelier)
+
+
+def _boundaries(text: str, start: int, end: int, line: int) -> list[int]:
+    """Lexeme boundaries of document line ``line`` inside [start, end]."""
+    ls = 0
+    for _ in range(line):
+        ls = text.find("\n", ls) + 1
+        if ls == 0:
+            return []
+    le = text.find("\n", ls)
+    le = len(text) if le < 0 else le
+    out = {x for a, b in _lexemes(text[ls:le], ls) for x in (a, b)}
+    return sorted(p for p in out if start <= p <= end)
+
+
+def single_insertions(text: str, start: int, end: int, lang: str | None, bounds: DamageBounds,
+                      before: list[ErrorNode], points: list[tuple[int, int]]) -> list[tuple[int, str]]:
+    """(offset, token) insertions of one :data:`REPAIR_TOKENS` token on the damage's lines after which the
+    range has no syntax error and the edit is sound (:func:`sound_edits`); nearest to an error point first.
+
+    For Python the standard parser on the enclosing definition screens each candidate first (cheap);
+    tree-sitter confirms the survivors on the whole document.
+    """
+    chunk = strict.python_chunk(text, start, end) if lang == "python" else None
+    tried = 0
+    found: list[tuple[int, int, str]] = []
+    for line in sorted(bounds.lines):
+        for p in _boundaries(text, start, end, line):
+            for tok in REPAIR_TOKENS:
+                if tried >= MAX_INSERTIONS:
+                    break
+                tried += 1
+                if chunk is not None and not strict.parses(text[chunk[0] : p] + tok + text[p : chunk[1]]):
+                    continue
+                doc = text[:p] + tok + text[p:]
+                errs = error_nodes(doc, lang)
+                if errors_in_range(errs, start, end + len(tok)) or _added_outside(before, errs, start, end, end + len(tok)):
+                    continue
+                if sound_edits(text, [Edit(p, p, tok)], lang):
+                    continue
+                # without a model: the line nearest an error point, and on it the latest place (closers and
+                # ":" end what the line opened)
+                near = min((abs(line - _line_of(text, a)) for a, _ in points), default=0)
+                found.append((near, -p, tok))
+    return [(-q, tok) for _, q, tok in sorted(found)]
+
+
+def _pick(text: str, options: list[tuple[int, str]], rank: Ranker | None) -> tuple[int, str]:
+    """The insertion the model finds likeliest (each scored as its whole line between its prefix and suffix);
+    without a model, the one nearest an error point."""
+    if rank is None or len(options) == 1:
+        return options[0]
+    by_line: dict[int, list[int]] = {}
+    for i, (p, _) in enumerate(options):
+        by_line.setdefault(text.rfind("\n", 0, p) + 1, []).append(i)
+    scores = [0.0] * len(options)
+    for ls, idx in by_line.items():
+        le = text.find("\n", ls)
+        le = len(text) if le < 0 else le
+        variants = [text[ls : options[i][0]] + options[i][1] + text[options[i][0] : le] for i in idx]
+        for i, sc in zip(idx, rank(text[:ls], variants, text[le:]), strict=True):
+            scores[i] = sc
+    best = max(range(len(options)), key=lambda i: (scores[i], -i))
+    return options[best]
+
+
 def repair(text: str, start: int, end: int, lang: str | None, filler: Filler, *, rounds: int = 6,
            seed: int = 0, max_loss: int = 1, on_round: Callable[[int, int], None] | None = None) -> Outcome:
     """Renoise only the tokens at the range's syntax errors and their neighbours, until the range parses.
 
     Each round denoises the current best text with the error points widened by the schedule (and a few
     inserted slots for missing tokens); a round's result is kept only when it lowers the document's error
-    count without adding errors outside the range and without deleting more than ``max_loss`` lexemes net
-    (deleting the broken code is not a repair). Stops when the range is clean or ``rounds`` are spent.
+    count without adding errors outside the range, without deleting more than ``max_loss`` lexemes net
+    (deleting the broken code is not a repair) and within the damage's :func:`damage_bounds`. Tokens the
+    parser itself reports missing are inserted after the rounds. The result is applied only if the range is
+    then free of errors and passes :func:`sound_edits` (partial repairs are not applied).
     """
     if not syntax.is_supported(lang):
         return Outcome(reason=f"no parser for {lang or 'this language'}")
     before = error_nodes(text, lang)
     if not errors_in_range(before, start, end):
         return Outcome(reason="no syntax errors in the range")
-    cur, cur_errors = text[start:end], before
-    tried = 0
+    orig = text[start:end]
+    points0 = error_points(text, start, end, before)
+    bounds = damage_bounds(text, points0)
+    options = single_insertions(text, start, end, lang, bounds, before, points0)
+    stats0: dict[str, Any] = {"single_insertions": len(options), "errors_before": len(before)}
+    if options:  # the smallest repair there is: one token the parser and the model agree on
+        p, tok = _pick(text, options, getattr(filler, "rank", None))
+        cur = orig[: p - start] + tok + orig[p - start :]
+        return Outcome(confine(text, start, end, cur), cur, "", {**stats0, "rounds": 0, "errors_after": 0,
+                                                                  "inserted": tok})
+    cur, cur_errors = orig, before
+    tried = refused = 0
     for r in range(max(0, rounds)):
         doc_end = start + len(cur)
         doc = text[:start] + cur + text[end:]
@@ -390,6 +591,9 @@ def repair(text: str, start: int, end: int, lang: str | None, filler: Filler, *,
         cand_errors = error_nodes(cand_doc, lang)
         if len(cand_errors) < len(cur_errors) and _lexeme_loss(cur, cand) <= max_loss and \
                 not _added_outside(before, cand_errors, start, end, start + len(cand)):
+            if reach(text, start, orig, cand, bounds):
+                refused += 1
+                continue
             cur, cur_errors = cand, cand_errors
             if not errors_in_range(cur_errors, start, start + len(cur)):
                 break
@@ -401,14 +605,24 @@ def repair(text: str, start: int, end: int, lang: str | None, filler: Filler, *,
         if not n:
             break
         cand_errors = error_nodes(text[:start] + cand + text[end:], lang)
-        if len(cand_errors) >= len(cur_errors) or _added_outside(before, cand_errors, start, end, start + len(cand)):
+        if len(cand_errors) >= len(cur_errors) or _added_outside(before, cand_errors, start, end, start + len(cand)) \
+                or reach(text, start, orig, cand, bounds):
             break
         cur, cur_errors, inserted = cand, cand_errors, inserted + n
-    stats = {"rounds": tried, "errors_before": len(before), "errors_after": len(cur_errors),
-             "inserted_missing": inserted}
-    if cur == text[start:end]:
-        return Outcome(reason="no repair found that removes errors", stats=stats)
-    return Outcome(confine(text, start, end, cur), cur, "", stats)
+    left = errors_in_range(cur_errors, start, start + len(cur))
+    stats = {**stats0, "rounds": tried, "errors_after": len(cur_errors), "inserted_missing": inserted,
+             "refused_reach": refused, "errors_left_in_range": len(left)}
+    if cur == orig:
+        why = "no repair found that removes errors"
+        return Outcome(reason=why + (" within the damage's lines" if refused else ""), stats=stats)
+    if left:
+        return Outcome(reason=f"no repair found that removes every error in the range ({len(left)} left)",
+                       stats=stats)
+    edits = line_edits(text, start, end, cur)
+    why = reach(text, start, orig, cur, bounds) or sound_edits(text, edits, lang)
+    if why:
+        return Outcome(reason=why, stats=stats)
+    return Outcome(edits, cur, "", stats)
 
 
 _PUNCT = re.compile(r"[^\w\s]{1,3}")
@@ -548,6 +762,23 @@ class ModelFiller:
             chunk_no += 1
             i = j
         return "".join(out)
+
+    def rank(self, prefix: str, options: list[str], suffix: str) -> list[float]:
+        """Each option's score between ``prefix`` and ``suffix`` (mean log-probability of its tokens and its
+        end, from the core's bidirectional scorer): one decoder pass for all of them."""
+        import torch
+
+        from .types import Candidate
+
+        core = self.core
+        with torch.inference_mode():
+            cache, _, _ = core.prefix_cache(prefix, self.doc_key, self.cancel)
+            scored = core.score(cache, [Candidate(o, source="diffusion") for o in options], core.suffix_head(suffix),
+                                "", False, self.cancel)
+        self.calls += 1
+        self.steps += 1
+        total = {c.text: c.features.get("total", float("-inf")) for c in scored}
+        return [total.get(o, float("-inf")) for o in options]
 
     def _noise_flags(self, job: SpanJob, offs: list[tuple[int, int]]) -> list[bool]:
         import torch

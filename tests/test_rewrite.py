@@ -59,15 +59,18 @@ def test_error_points_are_near_the_error():
 
 
 # ---- edit.py: the algorithms with scripted fillers ----------------------------------------------------------
+BROKEN2 = "def f(x):\n    y = f((x + 1\n    return y\n\n\ndef g():\n    return 2\n"  # two ")" missing
+
+
 def closing_filler(calls: list[edit.SpanJob]):
-    """A scripted 'model': closes the bracket when given a slot after `1`, else writes garbage in the noise."""
+    """A scripted 'model': closes both brackets when given two slots after `1`, else writes garbage in the noise."""
 
     def fill(job: edit.SpanJob) -> str:
         calls.append(job)
         mid = job.middle
         at = mid.index("1\n") + 1 if "1\n" in mid else -1
         if job.extra >= 2 and any(a <= at <= b for a, b in job.noise or []):
-            return mid[:at] + ")" + mid[at:]
+            return mid[:at] + "))" + mid[at:]
         out, pos = [], 0
         for a, b in job.noise or []:
             out += [mid[pos:a], "@" * (b - a)]
@@ -79,31 +82,59 @@ def closing_filler(calls: list[edit.SpanJob]):
 
 def test_repair_restores_parsing_with_a_scripted_filler():
     calls: list[edit.SpanJob] = []
-    start, end = 0, BROKEN.index("\n\n\ndef g")
-    out = edit.repair(BROKEN, start, end, "python", closing_filler(calls), rounds=6)
+    start, end = 0, BROKEN2.index("\n\n\ndef g")
+    out = edit.repair(BROKEN2, start, end, "python", closing_filler(calls), rounds=6)
     assert out.ok, out.reason
-    fixed = edit.apply_edits(BROKEN, out.edits)
-    assert fixed == BROKEN.replace("x + 1\n", "x + 1)\n")
+    fixed = edit.apply_edits(BROKEN2, out.edits)
+    assert fixed == BROKEN2.replace("x + 1\n", "x + 1))\n")
     assert syntax.error_count(syntax.parse(fixed, "python")) == 0
     assert edit.edits_inside(out.edits, start, end)
     assert all(j.clamp_rest for j in calls) and len(calls) >= 2  # the first round (1 slot) could not do it
-    assert out.stats["errors_after"] == 0 < out.stats["errors_before"]
+    assert out.stats["errors_after"] == 0 < out.stats["errors_before"] and out.stats["single_insertions"] == 0
+
+
+def test_repair_tries_one_missing_token_first_and_the_model_ranks_the_places():
+    """One token that makes the range parse (Python's parser and tree-sitter agreeing) is the first repair
+    tried; with several places, the filler's ranker chooses, else the latest place on the nearest line."""
+    calls: list[edit.SpanJob] = []
+    out = edit.repair(BROKEN, 0, len(BROKEN), "python", closing_filler(calls), rounds=6)
+    assert out.ok and calls == [] and out.stats["single_insertions"] >= 2
+    assert edit.apply_edits(BROKEN, out.edits) == BROKEN.replace("x + 1\n", "x + 1)\n")
+    seen: list[tuple[str, list[str], str]] = []
+
+    class Ranked:
+        def __call__(self, job: edit.SpanJob) -> str:
+            raise AssertionError("no denoising needed")
+
+        def rank(self, prefix: str, options: list[str], suffix: str) -> list[float]:
+            seen.append((prefix, options, suffix))
+            return [1.0 if o == "    y = (x )+ 1" else 0.0 for o in options]
+
+    out = edit.repair(BROKEN, 0, len(BROKEN), "python", Ranked())
+    assert seen and seen[0][0] == "def f(x):\n" and seen[0][2].startswith("\n    return y")
+    assert "    y = (x + 1)" in seen[0][1] and edit.apply_edits(BROKEN, out.edits).startswith("def f(x):\n    y = (x )+ 1\n")
+    # deleting a ":" (Python's parser refuses what tree-sitter may let pass): found and put back
+    colon = "def f(x):\n    if x > 1\n        return x\n    return 0\n"
+    out = edit.repair(colon, 0, len(colon), "python", closing_filler([]))
+    assert edit.apply_edits(colon, out.edits) == colon.replace("x > 1\n", "x > 1:\n")
 
 
 def test_repair_inserts_what_the_parser_reports_missing():
-    """When the model's rounds leave an error, a MISSING token tree-sitter names (here ")") is inserted."""
-    text = "function f(a) {\n  let b = a + 1\n  if (b > 2 {\n    return b;\n  }\n}\n"
+    """When the model's rounds leave errors one token cannot fix, MISSING tokens tree-sitter names (here two
+    ")") are inserted."""
+    text = "function f(a) {\n  if (b > 2 {\n    return b;\n  }\n  while (a {\n    a--;\n  }\n}\n"
     out = edit.repair(text, 0, len(text), "javascript", lambda j: j.middle, rounds=2)
-    assert out.ok and out.stats["inserted_missing"] == 1
-    assert edit.apply_edits(text, out.edits) == text.replace("(b > 2 {", "(b > 2) {")
-    assert out.edits == [edit.Edit(text.index(" {\n    return"), text.index(" {\n    return"), ")")]
+    assert out.ok and out.stats["inserted_missing"] == 2 and out.stats["single_insertions"] == 0
+    assert edit.apply_edits(text, out.edits) == text.replace("(b > 2 {", "(b > 2) {").replace("(a {", "(a) {")
+    a, b = text.index(" {\n    return"), text.index(" {\n    a--")
+    assert out.edits == [edit.Edit(a, a, ")"), edit.Edit(b, b, ")")]  # one edit per changed line
 
 
-def test_repair_never_applies_something_worse():
+def test_repair_never_applies_something_worse_nor_a_partial_or_distant_one():
     def worse(job: edit.SpanJob) -> str:
         return job.middle.replace("return", "return (((")
 
-    out = edit.repair(BROKEN, 0, len(BROKEN), "python", worse, rounds=3)
+    out = edit.repair(BROKEN2, 0, len(BROKEN2), "python", worse, rounds=3)
     assert not out.ok and out.reason
     out = edit.repair("x = 1\n", 0, 6, "python", worse)
     assert not out.ok and "no syntax errors" in out.reason
@@ -111,6 +142,35 @@ def test_repair_never_applies_something_worse():
     a = text.index("y")
     assert edit.repair(text, a, len(text), "python", lambda j: "y = (2 + 1)\n").ok
     assert not edit.repair(text, a, len(text), "python", lambda j: "\n").ok  # deleting the code is no repair
+
+    # a round that removes one of two errors is not applied: the range must be left without errors
+    two = "def f(x):\n    y = f((x + 1\n    z = [1, 2\n    return y\n"
+    fix_one = lambda j: j.middle.replace("f((x + 1", "f((x + 1))")  # noqa: E731
+    out = edit.repair(two, 0, len(two), "python", fix_one, rounds=2)
+    assert not out.ok and "every error" in out.reason and out.stats["errors_left_in_range"] >= 1
+
+    # a repair that also rewrites a line away from the error is refused
+    far = "def f(x):\n    a = 1\n    b = 2\n    c = 3\n    y = f((x + 1\n    return y\n"
+    meddle = lambda j: j.middle.replace("a = 1", "a = 7").replace("f((x + 1", "f((x + 1))")  # noqa: E731
+    out = edit.repair(far, 0, len(far), "python", meddle, rounds=2)
+    assert not out.ok and out.stats["refused_reach"] >= 1 and "within the damage" in out.reason
+    # ... as is one that changes more lexemes than the error needs, on the error's own line
+    rewrite = lambda j: j.middle.replace("y = f((x + 1", "y = other_name(x + 1) + more(2) * 3")  # noqa: E731
+    out = edit.repair(far, 0, len(far), "python", rewrite, rounds=2)
+    assert not out.ok and out.stats["refused_reach"] >= 1
+    ok = edit.repair(far, 0, len(far), "python", lambda j: j.middle.replace("f((x + 1", "f((x + 1))"), rounds=2)
+    assert ok.ok and edit.apply_edits(far, ok.edits) == far.replace("f((x + 1", "f((x + 1))")
+
+
+def test_tree_sitter_accepts_what_python_refuses_and_the_edit_is_vetoed():
+    text = "def f(value, y):\n    x = value\n    return x\n"
+    a = text.index("x = value")
+    b = a + len("x = value")
+    for bad in ("a, b += 1", "del f()", "x = f(**value, *y)"):
+        assert syntax.new_errors(text, a, b, bad, "python") == 0  # tree-sitter lets it pass
+        assert "Python's parser" in edit.judge(text, a, b, bad, "python").reason
+        assert "Python's parser" in edit.rewrite(text, a, b, "python", lambda j, bad=bad: bad).reason
+    assert edit.judge(text, a, b, "x = value + y", "python").ok
 
 
 def test_rewrite_and_fill_veto_new_errors_and_empty_results():
@@ -636,3 +696,117 @@ async def test_engine_edit_on_a_remote_only_engine_says_why():
     with pytest.raises(eng.EngineError, match="local model.*remote backend serves completions only"):
         await e.edit("repair", "file:///r.py", 0, 5, 1)
     await e.shutdown()
+
+
+# ---- requests to the client: timeouts, malformed replies, progress that always ends (raw client) ------------
+class ScriptedClient:
+    """A raw JSON-RPC client (bench.reliability.RawDaemon) whose answers to the server's requests are scripted
+    per method: "ok", "never", or a raw result to send as it is (garbage)."""
+
+    def __new__(cls, *args, answers: dict, **kw):
+        from bench.reliability import RawDaemon, frame
+
+        class Client(RawDaemon):
+            def _dispatch(self, msg):
+                self.order.append(msg)
+                if isinstance(msg, dict) and "method" in msg and "id" in msg:
+                    self.server_requests.append(msg)
+                    how = self.answers.get(msg["method"], "ok")
+                    if how == "never":
+                        return
+                    result = ({"applied": True} if msg["method"] == "workspace/applyEdit" else None) if how == "ok" else how
+                    self.write(frame({"jsonrpc": "2.0", "id": msg["id"], "result": result}))
+                    return
+                super()._dispatch(msg)
+
+        Client.answers, Client.order = answers, []
+        return Client(*args, **kw)
+
+
+def progress_by_token(client) -> dict[str, list[str]]:
+    out: dict[str, list[str]] = {}
+    for m in list(client.notifications):
+        if m.get("method") == "$/progress" and "rewrite" in str(m["params"]["token"]):
+            out.setdefault(m["params"]["token"], []).append(m["params"]["value"]["kind"])
+    return out
+
+
+def test_client_requests_have_timeouts_and_survive_garbage_replies(tiny_model):
+    caps = {"window": {"workDoneProgress": True}, "general": {"positionEncodings": ["utf-16"]},
+            "workspace": {"applyEdit": True, "workspaceEdit": {"documentChanges": True}},
+            "textDocument": {"inlineCompletion": {}, "synchronization": {}}}
+    answers: dict = {}
+    d = ScriptedClient("--model", str(tiny_model), "--threads", "1", answers=answers,
+                       env={"DGCOMPLETE_CLIENT_TIMEOUT_S": "1.5"})
+    try:
+        d.initialize({"steps": 4, "minConfidence": 0}, caps)
+        d.wait_ready()
+        uri = "file:///raw/notes.txt"
+        d.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "plaintext", "version": 1,
+                                                            "text": TXT}})
+
+        def command(name="dgcomplete.rewriteSelection", r=((1, 7), (1, 24)), u=uri):
+            (l1, c1), (l2, c2) = r
+            res = d.request("workspace/executeCommand", {"command": name, "arguments": [{
+                "uri": u, "version": 1, "range": {"start": {"line": l1, "character": c1},
+                                                  "end": {"line": l2, "character": c2}}}]}, timeout=120)
+            assert res is not None and "result" in res, res  # always answered
+            return res["result"]
+
+        for garbage in (42, {"applied": "yes"}, [1, 2], "applied"):
+            answers.update({"window/workDoneProgress/create": "ok", "workspace/applyEdit": garbage})
+            got = command()
+            assert got["applied"] is False and "malformed" in got["reason"], got
+        answers.update({"workspace/applyEdit": {"applied": False, "failureReason": "read-only"}})
+        assert command()["reason"] == "read-only"
+        answers.update({"workspace/applyEdit": "never"})
+        got = command()
+        assert got["applied"] is False and "did not answer workspace/applyEdit" in got["reason"]
+        # progress: never created, or created with a garbage answer: the edit runs and applies without it
+        for create in ("never", {"token": 1}):
+            answers.update({"window/workDoneProgress/create": create, "workspace/applyEdit": "ok"})
+            seen = set(progress_by_token(d))
+            got = command()
+            assert got["applied"] is True, got
+            assert set(progress_by_token(d)) == seen  # nothing begun
+        # created and answered: begun and ended, the end before the command's answer (no toast left up)
+        answers.update({"window/workDoneProgress/create": "ok"})
+        n = len(d.order)
+        assert command()["applied"] is True
+        tail = d.order[n:]
+        ends = [i for i, m in enumerate(tail) if m.get("method") == "$/progress" and m["params"]["value"]["kind"] == "end"]
+        answer = next(i for i, m in enumerate(tail) if "result" in m and "method" not in m and m.get("id", "").startswith("r"))
+        assert ends and ends[-1] < answer
+        # refusals end their progress too: a selection over the bound, and a repair that finds nothing
+        big = "file:///raw/big.txt"
+        d.notify("textDocument/didOpen", {"textDocument": {"uri": big, "languageId": "plaintext", "version": 1,
+                                                            "text": "word word word\n" * 700}})
+        got = command(r=((0, 0), (699, 0)), u=big)
+        assert got["applied"] is False and got["reason"].startswith("selection too large")
+        py = "file:///raw/ok.py"
+        d.notify("textDocument/didOpen", {"textDocument": {"uri": py, "languageId": "python", "version": 1,
+                                                            "text": "def f(x):\n    return x\n"}})
+        assert "no syntax errors" in command("dgcomplete.repairSyntax", ((0, 0), (2, 0)), py)["reason"]
+        kinds = progress_by_token(d)
+        assert kinds and all(k[0] == "begin" and k[-1] == "end" for k in kinds.values()), kinds
+        assert d.ping() is not None and d.alive() and not d.bad_frames
+    finally:
+        d.close()
+
+
+def test_heldout_repair_cases_are_real_single_token_damage():
+    """bench.repair_bench --source heldout: each case deletes one ")" or ":" of a function that Python's parser
+    then refuses, in an otherwise intact held-out file."""
+    import ast
+
+    from bench.repair_bench import heldout_cases
+
+    cases = heldout_cases(4, 0)
+    assert len(cases) == 4 and len({c.id.split(":")[0] for c in cases}) == 4  # one function per file
+    for c in cases:
+        assert c.deleted in (")", ":") and c.text[c.at] == c.deleted
+        assert c.broken == c.text[: c.at] + c.text[c.at + 1 :] and c.start <= c.at < c.end
+        ast.parse(c.text)
+        with pytest.raises(SyntaxError):
+            ast.parse(c.broken)
+    assert [c.id for c in heldout_cases(4, 0)] == [c.id for c in cases]  # fixed seed

@@ -1,9 +1,10 @@
-"""Checks stricter than tree-sitter's error recovery, for what is shown to the user.
+"""Checks stricter than tree-sitter's error recovery, for what is shown to the user or applied to the file.
 
 tree-sitter recovers from many errors without an ERROR node where a real parser refuses (``return return``,
-``def ret(self,)``, ``for iter``), so for Python the standard library's own parser also reads the enclosing
-top-level definition with the suggestion in place. And an insertion before a word must not glue onto it
-(``value`` before ``parse(val)`` gives ``valueparse(val)``).
+``def ret(self,)``, ``for iter``, ``x is is None``), so for Python the standard library's own parser also
+reads the enclosing top-level definition(s) with the suggestion (:func:`python_sound`) or the edit of a range
+(:func:`python_range_sound`) in place. And an insertion before a word must not glue onto it (``value``
+before ``parse(val)`` gives ``valueparse(val)``).
 """
 
 from __future__ import annotations
@@ -69,6 +70,51 @@ def python_sound(text: str, offset: int, cand: str) -> bool:
     after_line = text[ls:offset] + cand + text[offset:le]
     after = "\n".join(lines[a:row] + after_line.split("\n") + lines[row + 1 : b])
     return _parses(after)
+
+
+def _row(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset)
+
+
+def parses(src: str) -> bool:
+    """Python's own parser accepts ``src``."""
+    return _parses(src)
+
+
+def python_chunk(text: str, start: int, end: int) -> tuple[int, int] | None:
+    """Character span [a, b) of the top-level definition(s) around ``[start, end)`` (whole lines), or None
+    when they are longer than MAX_CHUNK_LINES."""
+    lines = text.split("\n")
+    r0 = _row(text, start)
+    r1 = _row(text, max(start, end - 1) if end > start and text[end - 1] == "\n" else end)
+    first, last = _chunk_bounds(lines, r0), _chunk_bounds(lines, r1)
+    if first is None or last is None or max(first[1], last[1]) - first[0] > MAX_CHUNK_LINES:
+        return None
+    a, b = first[0], max(first[1], last[1])
+    ca = sum(len(x) + 1 for x in lines[:a])
+    return ca, min(len(text), ca + sum(len(x) + 1 for x in lines[a:b]) - 1)
+
+
+def python_range_sound(text: str, start: int, end: int, new: str) -> bool:
+    """False when the top-level definitions around ``[start, end)`` parsed before the edit (as they are, or
+    with the range's lines neutral: a broken range being repaired) but do not with ``new`` in place. True
+    when it cannot tell (broken elsewhere too, or a definition over MAX_CHUNK_LINES lines)."""
+    lines = text.split("\n")
+    r0 = _row(text, start)
+    r1 = _row(text, max(start, end - 1) if end > start and text[end - 1] == "\n" else end)
+    first, last = _chunk_bounds(lines, r0), _chunk_bounds(lines, r1)
+    if first is None or last is None:
+        return True
+    a, b = first[0], max(first[1], last[1])
+    if b - a > MAX_CHUNK_LINES:
+        return True
+    line = lines[r0]
+    indent = line[: len(line) - len(line.lstrip())]
+    if not _parses("\n".join(lines[a:b])) and not _parses("\n".join(lines[a:r0] + [indent + "pass"] + lines[r1 + 1 : b])):
+        return True  # broken outside the range as well: tree-sitter's verdict stands
+    shift = new.count("\n") - text.count("\n", start, end)
+    after = (text[:start] + new + text[end:]).split("\n")
+    return _parses("\n".join(after[a : b + shift]))
 
 
 def sound(text: str, offset: int, cand: str, lang: str | None) -> str:

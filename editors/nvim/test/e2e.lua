@@ -237,12 +237,20 @@ co = coroutine.create(function()
       return real_request(method, params, ...)
     end
   end
+  local notes, real_notify = {}, vim.notify
+  vim.notify = function(msg, ...) table.insert(notes, msg); return real_notify(msg, ...) end
   vim.cmd("1,2DgRepair")
   c.request = real_request
   local _ = orig
   check("DgRepair sends its arguments", sent ~= nil and sent.command == "dgcomplete.repairSyntax"
         and sent.arguments[1].range.start.line == 0 and sent.arguments[1].range["end"].line == 1
         and type(sent.arguments[1].version) == "number" and sent.arguments[1].uri:match("sample%.py$") ~= nil, sent)
+  -- lines 1-2 parse: nothing to repair, and the user is told so in one line (the command result's reason)
+  local said = wait_until(function()
+    for _, m in ipairs(notes) do if m:match("DgRepair: no syntax errors") then return m end end
+  end, 15000)
+  vim.notify = real_notify
+  check("DgRepair says why nothing was applied", said ~= nil, notes)
   sleep(200)
 
   -- ---- code actions through Neovim's own code-action menu ------------------------------------------------

@@ -156,17 +156,29 @@ async function runRewrite(serverCommandName: string): Promise<void> {
     return;
   }
   const arg = selectionArgument(editor);
+  const name = serverCommandName.split(".")[1];
+  let message: (() => Thenable<unknown>) | undefined;
   await vscode.window.withProgress(
-    { location: vscode.ProgressLocation.Window, title: `dgcomplete: ${serverCommandName.split(".")[1]}` },
+    { location: vscode.ProgressLocation.Window, title: `dgcomplete: ${name}` },
     async () => {
       try {
-        // the server answers with a workspace/applyEdit, which the client applies
-        await client!.sendRequest(ExecuteCommandRequest.type, { command: serverCommandName, arguments: [arg] });
+        // the server answers with a workspace/applyEdit, which the client applies; when nothing was applied
+        // the result says why in one line
+        const res = (await client!.sendRequest(ExecuteCommandRequest.type, {
+          command: serverCommandName,
+          arguments: [arg],
+        })) as { applied?: boolean; reason?: string } | null;
+        if (res && res.applied === false) {
+          message = () => vscode.window.showInformationMessage(`dgcomplete: ${name}: ${res.reason || "nothing to apply"}`);
+        }
       } catch (e) {
-        void vscode.window.showErrorMessage(`dgcomplete: ${e instanceof Error ? e.message : String(e)}`);
+        message = () => vscode.window.showErrorMessage(`dgcomplete: ${e instanceof Error ? e.message : String(e)}`);
       }
     },
   );
+  // the command is over: no progress toast of it may stay up beside the final message
+  for (const task of openTasks) task.done();
+  if (message) void message();
 }
 
 function watchServerMessages(c: LanguageClient): void {
@@ -236,6 +248,8 @@ interface ServerTask {
   done(): void;
 }
 
+const openTasks = new Set<ServerTask>(); // server progress notifications still showing
+
 /** A server-started task as a notification (after 400 ms, so quick ones do not flash); Cancel is sent back as
  * window/workDoneProgress/cancel, which the server turns into cancelling the task. */
 function serverTask(c: LanguageClient, token: string | number, title: string, message: string | undefined,
@@ -257,16 +271,19 @@ function serverTask(c: LanguageClient, token: string | number, title: string, me
       },
     );
   }, 400);
-  return {
+  const task: ServerTask = {
     report(m) {
       last = m;
       report?.(m);
     },
     done() {
       clearTimeout(timer);
+      openTasks.delete(task);
       finish();
     },
   };
+  openTasks.add(task);
+  return task;
 }
 
 async function startClient(context: vscode.ExtensionContext): Promise<void> {

@@ -560,10 +560,15 @@ local function rewrite_command(name, server_command)
       },
       version = doc_version(bufnr),
     }
-    -- the server answers with workspace/applyEdit, which Neovim applies
+    -- the server answers with workspace/applyEdit, which Neovim applies; when nothing was applied the result
+    -- says why in one line (no repair found, the result would not parse, selection too large, ...)
     client_call(client, "request", "workspace/executeCommand", { command = server_command, arguments = { arg } },
-      function(err)
-        if err then vim.notify("dgcomplete: " .. (err.message or tostring(err)), vim.log.levels.ERROR) end
+      function(err, result)
+        if err then
+          vim.notify("dgcomplete: " .. (err.message or tostring(err)), vim.log.levels.ERROR)
+        elseif type(result) == "table" and result.applied == false then
+          vim.notify("dgcomplete: " .. name .. ": " .. tostring(result.reason or "nothing to apply"), vim.log.levels.INFO)
+        end
       end, bufnr)
   end, { range = true, desc = "dgcomplete: " .. server_command })
 end
