@@ -146,7 +146,7 @@ class Engine:
         self._recent: OrderedDict[str, None] = OrderedDict()  # doc keys with a resident prefix cache, LRU order
         self.load_error: str | None = None
         self.settings: dict[str, Any] = {"max_lines": 8, "max_tokens": 48, "enabled_languages": None,
-                                         "min_confidence": Settings().min_confidence, "context_sources": None,
+                                         "min_confidence": None, "context_sources": None,
                                          "steps": None}
         self.context = ContextIndex()
         self.gate = Gate.load(loaded.path if loaded is not None else None)
@@ -182,6 +182,12 @@ class Engine:
         self.threads = best
         self.local.forget("<warm-up>")
         return {"threads": best, "timings_ms": {k: round(v * 1e3, 2) for k, v in timings.items()}}
+
+    @property
+    def min_confidence(self) -> float:
+        """The gate's threshold: the session's ``minConfidence``, else the one shipped with the model's gate."""
+        v = self.settings.get("min_confidence")
+        return self.gate.threshold if v is None else float(v)
 
     def configure(self, st: Settings) -> list[str]:
         """Apply a session's settings now; returns the changed keys this engine cannot apply (and why).
@@ -359,7 +365,7 @@ class Engine:
         items = self._postprocess(result.candidates, text, offset, plan, s.lang, s.doc.tree, drops)
         top = items[0] if items else None
         gated = ""
-        floor = float(self.settings.get("min_confidence") or 0.0)
+        floor = self.min_confidence
         if top is not None and n <= 1 and top.confidence is not None and top.confidence < floor:
             gated = f"below the confidence gate ({top.confidence:.2f} < {floor:.2f})"
             items = []

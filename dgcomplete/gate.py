@@ -50,6 +50,7 @@ class Gate:
     weights: dict[str, float] = field(default_factory=lambda: {"mean_lp": 2.0, "end_lp": 0.3})
     bias: float = 0.0
     fitted_on: str = "prior (no gate.json)"
+    threshold: float = 0.35  # the default minConfidence: chosen on the dev split for the target precision
 
     @classmethod
     def load(cls, model_dir: str | Path | None) -> Gate:
@@ -61,7 +62,10 @@ class Gate:
             w = {str(k): float(v) for k, v in raw["weights"].items()}
             if not all(math.isfinite(v) for v in [*w.values(), float(raw["bias"])]):
                 raise ValueError("non-finite weight")
-            return cls(w, float(raw["bias"]), str(raw.get("fitted_on", p.name)))
+            t = float(raw.get("threshold") if raw.get("threshold") is not None else cls.threshold)
+            if not 0.0 <= t <= 1.0:
+                raise ValueError(f"threshold {t} outside 0..1")
+            return cls(w, float(raw["bias"]), str(raw.get("fitted_on", p.name)), t)
         except (OSError, ValueError, KeyError, TypeError) as e:
             log.warning("ignoring %s (%s); using the prior gate", p, e)
             return cls()

@@ -41,7 +41,7 @@ SPEC: dict[str, dict[str, Any]] = {
     "rewrite_variants": _int(1, 5),
     "repair_rounds": _int(0, 32),
     "hole_tokens": _int(1, 256),
-    "min_confidence": {"kind": "float", "lo": 0.0, "hi": 1.0},
+    "min_confidence": {"kind": "float", "lo": 0.0, "hi": 1.0, "optional": True},
     "context_sources": {"kind": "strlist", "optional": True, "choices": CONTEXT_SOURCES},
 }
 
@@ -65,7 +65,7 @@ class Settings:
     rewrite_variants: int = 3  # Rewrite selection actions offered (one seed each)
     repair_rounds: int = 6  # denoising rounds Repair syntax may spend
     hole_tokens: int = 48  # tokens a hole may be filled with
-    min_confidence: float = 0.35  # the gate (gate.py): show only suggestions at least this likely to be right
+    min_confidence: float | None = None  # the gate (gate.py); None: the threshold shipped with the model's gate
     context_sources: list[str] | None = None  # None: all of CONTEXT_SOURCES
 
     def update(self, raw: Any) -> tuple[list[str], list[str]]:
