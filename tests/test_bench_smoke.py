@@ -70,6 +70,7 @@ def test_bench_run_smoke(tiny_model, tmp_path):
                "--pace-scale", "0.4", "--requests", "10", "--scale-keys", "3", "--thread-keys", "0", "--spans", "3",
                "--positions", "1", "--quality-limit", "1", timeout=120)
     assert res["latency_ms"]["n"] >= 1
+    assert res["context"]["n"] == 8 and 0 <= res["context"]["shown"] <= 1  # held-out suggestions through the daemon
     assert res["rss_mb"]["after_requests"] >= res["rss_mb"]["after_load"] * 0.5
 
 
