@@ -48,13 +48,16 @@ corpus: setup
 tokenizer: setup
 	$(PY) -m dgcomplete.train.tokenizer --corpus data/corpus --vocab-size 8192 --out data/tokenizer.json
 
-# the shipped model's shape and objective (dgcomplete/models/dg-code-tiny/MODEL_CARD.md); on CPU it sees
-# ~1-2k tokens/s, so the shipped 201M tokens came from a lent GPU: see gpu-bundle
+# the shipped model's shape and objective (dgcomplete/models/dg-code-tiny/MODEL_CARD.md) with Muon for the
+# matrices (bench/results/muon_ab.json) and the masking-rate floor t ~ U(0.1, 1); on CPU it sees ~1-2k tokens/s,
+# so the shipped 201M tokens came from a lent GPU: see gpu-bundle
 train: setup
 	$(PY) -m dgcomplete.train.train --corpus data/corpus --tokenizer data/tokenizer.json --run runs/base \
-		--mode mask --d 256 --layers 6 --heads 4 --ff 768 --prefix 384 --minutes 180 --threads 2
+		--mode mask --d 256 --layers 6 --heads 4 --ff 768 --prefix 384 --minutes 180 --threads 2 \
+		--optimizer muon --lr 1.5e-3 --muon-lr 0.02 --t-min 0.1
 
-# corpus (xz) + tokenizer + run.sh for one training command on a lent GPU machine (dgcomplete/train/bundle.py)
+# the corpus as xz shards (one per device call) + tokenizer + gpu/run.sh (start / feed / finish) + gpu/README
+# (the exact device calls) for the one training run on a lent GPU machine (dgcomplete/train/bundle.py)
 gpu-bundle: setup
 	$(PY) -m dgcomplete.train.bundle --corpus data/corpus --tokenizer data/tokenizer.json --out gpu
 
