@@ -8,15 +8,29 @@ corruptions that tree-sitter flags, then runs :func:`dgcomplete.edit.repair` ove
 the resident model, as the ``dgcomplete.repairSyntax`` command does.
 
 Reported per corruption kind: the share restored to a parsing state, the share restored to exactly the
-original text, the share with fewer errors (what Repair requires to offer an edit), and timings.
-Writes ``bench/results/repair.json`` and prints a markdown table.
+original text, the share with fewer errors, and timings. Writes ``bench/results/repair.json`` and prints a
+markdown table.
+
+``--source heldout`` is the product-path suite of issue #17: functions of the held-out packages' Python
+files (``bench/heldout.py``'s dev split; outside the training corpus), each in its own file, run through
+``Engine.edit`` as the editor commands do. *Repair*: one ``)`` or ``:`` deleted (fixed seed; only deletions
+Python's parser refuses), the function's lines selected; counted: fixed (the file parses again, by Python's
+parser and tree-sitter), applied edits that leave the file unparseable, applied edits that touch a line
+away from the damage (the deleted token's line +-1). *Rewrite selection* on the intact functions, and on one
+line of each (the damaged line, intact): applied edits that break parsing. Also reported: how many repairs restore the original exactly without the model
+(no denoising rounds, the nearest-place rule instead of the model's ranking). Writes
+``bench/results/repair_heldout.json``.
 
     python -m bench.repair_bench [--model PATH] [--cases 100] [--seed 0] [--rounds 6] [--steps N]
+    python -m bench.repair_bench --source heldout [--cases 20]
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import asyncio
+import difflib
 import io
 import json
 import random
@@ -187,6 +201,202 @@ def table(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
     return out, "\n".join(md)
 
 
+# ---- held-out functions through the product path (Engine.edit) ----------------------------------------------
+@dataclass
+class FileCase:
+    id: str  # package/path:line
+    text: str  # the whole file, intact
+    start: int  # the function's first and last character (whole lines)
+    end: int
+    broken: str  # the file with one ")" or ":" deleted inside the function
+    at: int  # where it was deleted
+    deleted: str
+
+
+def _python_parses(text: str) -> bool:
+    try:
+        ast.parse(text)
+        return True
+    except (SyntaxError, ValueError):
+        return False
+
+
+def heldout_cases(n: int, seed: int, min_lines: int = 4, max_lines: int = 25) -> list[FileCase]:
+    """One function per held-out Python file (files in a seeded order, round-robin over packages), one ``)``
+    or ``:`` of it deleted where Python's parser then refuses the file."""
+    from . import heldout
+
+    files = heldout.load("dev")["files"]
+    rng = random.Random(seed)
+    by_pkg: dict[str, list[str]] = {}
+    for fid in sorted(files):
+        f = files[fid]
+        if f["lang"] == "python" and _python_parses(f["text"]):
+            by_pkg.setdefault(f["package"], []).append(fid)
+    for ids in by_pkg.values():
+        rng.shuffle(ids)
+    order = [fid for group in zip(*[v + [None] * (max(map(len, by_pkg.values())) - len(v))  # type: ignore[operator]
+                                    for _, v in sorted(by_pkg.items())], strict=True) for fid in group if fid]
+    cases: list[FileCase] = []
+    for fid in order:
+        text = files[fid]["text"]
+        tree = syntax.parse(text, "python")
+        if tree is None:
+            continue
+        index = syntax.TextIndex(text)
+        funcs = []
+        stack = [tree.root_node]
+        while stack:
+            node = stack.pop()
+            if node.type == "function_definition" and min_lines <= node.end_point[0] - node.start_point[0] + 1 <= max_lines:
+                a = index.char_offset(node.start_byte)
+                funcs.append((text.rfind("\n", 0, a) + 1, index.char_offset(node.end_byte)))
+            stack.extend(reversed(node.children))
+        rng.shuffle(funcs)
+        for a, b in funcs:
+            toks = [(x, y, t) for x, y, t in tokens(text[a:b]) if t in (")", ":")]
+            rng.shuffle(toks)
+            hit = next(((a + x, t) for x, y, t in toks if not _python_parses(text[: a + x] + text[a + y :])), None)
+            if hit is None:
+                continue
+            at, t = hit
+            line = text.count("\n", 0, a) + 1
+            cases.append(FileCase(f"{fid}:{line}", text, a, b, text[:at] + text[at + 1 :], at, t))
+            break
+        if len(cases) >= n:
+            break
+    return cases
+
+
+def _changed_lines(old: str, new: str) -> set[int]:
+    """0-based lines of ``old`` that ``new`` replaces or deletes, and for insertions the lines on either side."""
+    a, b = old.split("\n"), new.split("\n")
+    out: set[int] = set()
+    for tag, i1, i2, _, _ in difflib.SequenceMatcher(None, a, b, autojunk=False).get_opcodes():
+        if tag != "equal":
+            out.update(range(i1, i2) if i2 > i1 else (i1 - 1, i1))
+    return out
+
+
+def run_heldout(model: Path, cases: list[FileCase], *, rounds: int, steps: int | None, threads: int) -> dict[str, Any]:
+    import torch
+
+    from dgcomplete.engine import EditOptions, Engine
+    from dgcomplete.model import load_model
+
+    torch.set_num_threads(threads)
+    loaded = load_model(model)
+
+    async def go() -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+        engine = Engine(loaded, threads=threads, max_steps=steps)
+        repairs: list[dict[str, Any]] = []
+        rewrites: list[dict[str, Any]] = []
+        line_rewrites: list[dict[str, Any]] = []
+        try:
+            for i, c in enumerate(cases):
+                uri = f"file:///heldout/{i}.py"
+                engine.open(uri, c.broken, 1, "python")
+                t0 = time.perf_counter()
+                res = await engine.edit("repair", uri, c.start, c.end - 1, 1, options=EditOptions(seed=i, rounds=rounds))
+                ms = (time.perf_counter() - t0) * 1e3
+                out = res.outcome
+                after = edit.apply_edits(c.broken, out.edits)
+                damage = c.broken.count("\n", 0, c.at)
+                lines = _changed_lines(c.broken, after)
+                parses = _python_parses(after) and syntax.error_count(syntax.parse(after, "python")) == 0
+                # ablation: the same repair without the model (no denoising rounds, no ranking of the places)
+                plain = edit.repair(c.broken, c.start, c.end - 1, "python", lambda job: job.middle, rounds=0)
+                repairs.append({
+                    "id": c.id, "deleted": c.deleted, "line": damage + 1, "applied": out.ok,
+                    "exact_without_model": edit.apply_edits(c.broken, plain.edits) == c.text,
+                    "fixed": out.ok and parses, "exact": after == c.text,
+                    "applied_unparseable": out.ok and not parses,
+                    "applied_outside_damage": out.ok and not lines <= {damage - 1, damage, damage + 1},
+                    "changed_lines": sorted(x + 1 for x in lines), "reason": out.reason, "ms": round(ms, 1),
+                    "stats": {k: v for k, v in out.stats.items() if k != "ms"},
+                    "edits": [[e.start, e.end, e.text] for e in out.edits],
+                })
+                engine.close(uri)
+                engine.open(uri, c.text, 1, "python")
+                t0 = time.perf_counter()
+                res = await engine.edit("rewrite", uri, c.start, c.end, 1, options=EditOptions(seed=i))
+                ms = (time.perf_counter() - t0) * 1e3
+                out = res.outcome
+                after = edit.apply_edits(c.text, out.edits)
+                parses = _python_parses(after) and syntax.error_count(syntax.parse(after, "python")) == 0
+                rewrites.append({"id": c.id, "applied": out.ok, "applied_breaks_parse": out.ok and not parses,
+                                 "reason": out.reason, "ms": round(ms, 1),
+                                 "new_text": out.new_text if out.ok else None})
+                # one line of it (the damaged one, intact): small selections are where rewrites get applied
+                a = c.text.rfind("\n", 0, c.at) + 1
+                b = c.text.find("\n", c.at)
+                a += len(c.text[a:b]) - len(c.text[a:b].lstrip())
+                res = await engine.edit("rewrite", uri, a, b, 1, options=EditOptions(seed=i))
+                out = res.outcome
+                after = edit.apply_edits(c.text, out.edits)
+                parses = _python_parses(after) and syntax.error_count(syntax.parse(after, "python")) == 0
+                line_rewrites.append({"id": c.id, "line": c.text[a:b], "applied": out.ok,
+                                      "applied_breaks_parse": out.ok and not parses, "reason": out.reason,
+                                      "new_text": out.new_text if out.ok else None})
+                engine.close(uri)
+        finally:
+            await engine.shutdown()
+        return repairs, rewrites, line_rewrites
+
+    repairs, rewrites, line_rewrites = asyncio.run(go())
+    return {"model": model_info(loaded), "repair": repairs, "rewrite": rewrites, "rewrite_line": line_rewrites}
+
+
+def heldout_summary(res: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    rp, rw, rl = res["repair"], res["rewrite"], res["rewrite_line"]
+    count = lambda rows, k: sum(1 for r in rows if r[k])  # noqa: E731
+    out = {
+        "repair": {"cases": len(rp), "fixed": count(rp, "fixed"), "exact": count(rp, "exact"),
+                   "exact_without_model": count(rp, "exact_without_model"),
+                   "applied": count(rp, "applied"), "applied_unparseable": count(rp, "applied_unparseable"),
+                   "applied_outside_damage": count(rp, "applied_outside_damage"),
+                   "by_deleted": {t: {"cases": sum(r["deleted"] == t for r in rp),
+                                      "fixed": sum(r["fixed"] for r in rp if r["deleted"] == t)} for t in (")", ":")},
+                   "ms": summary([r["ms"] for r in rp], 0)},
+        "rewrite": {"cases": len(rw), "applied": count(rw, "applied"),
+                    "applied_breaks_parse": count(rw, "applied_breaks_parse"), "ms": summary([r["ms"] for r in rw], 0)},
+        "rewrite_line": {"cases": len(rl), "applied": count(rl, "applied"),
+                         "applied_breaks_parse": count(rl, "applied_breaks_parse")},
+    }
+    r, w, ln = out["repair"], out["rewrite"], out["rewrite_line"]
+    md = "\n".join([
+        "| suite | cases | fixed | exact original | applied | applied, file unparseable | applied, outside damage |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+        f"| Repair (one `)` or `:` deleted) | {r['cases']} | {r['fixed']} | {r['exact']} | {r['applied']} "
+        f"| {r['applied_unparseable']} | {r['applied_outside_damage']} |",
+        f"| Rewrite selection (intact function) | {w['cases']} | – | – | {w['applied']} | {w['applied_breaks_parse']} | – |",
+        f"| Rewrite selection (one line of it) | {ln['cases']} | – | – | {ln['applied']} | {ln['applied_breaks_parse']} "
+        "| – |",
+    ])
+    return out, md
+
+
+def main_heldout(args: argparse.Namespace) -> None:
+    model = resolve_model(args.model)
+    t0 = time.perf_counter()
+    cases = heldout_cases(args.cases, args.seed)
+    res = run_heldout(model, cases, rounds=args.rounds, steps=args.steps, threads=args.threads)
+    summ, md = heldout_summary(res)
+    report = {
+        "bench": "repair_heldout", "model": res["model"], "machine": machine_info(),
+        "settings": {"cases": args.cases, "seed": args.seed, "rounds": args.rounds, "steps": args.steps,
+                     "source": "held-out dev split (bench/heldout.py), Python files; Engine.edit"},
+        "summary": summ, "wall_s": round(time.perf_counter() - t0, 1),
+        "repair": res["repair"], "rewrite": res["rewrite"], "rewrite_line": res["rewrite_line"],
+    }
+    out = Path(args.out or RESULTS / "repair_heldout.json")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=1) + "\n")
+    print(f"Repair / Rewrite on held-out functions — {res['model']['name']}, {len(cases)} functions\n")
+    print(md)
+    print(f"\nwrote {display_path(out)}")
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description="Repair syntax on functions with injected syntax errors")
     ap.add_argument("--model", help="checkpoint directory (default: the embedded model)")
@@ -195,10 +405,17 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rounds", type=int, default=6, help="denoising rounds Repair may spend per case")
     ap.add_argument("--steps", type=int, default=None, help="denoising steps per round (default: the model's)")
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--source", choices=("test", "all"), default="test",
-                    help="stdlib test/ package (held out of training) or the whole standard library")
-    ap.add_argument("--out", default=str(RESULTS / "repair.json"))
+    ap.add_argument("--source", choices=("test", "all", "heldout"), default="test",
+                    help="stdlib test/ package (held out of training), the whole standard library, or the held-out "
+                         "packages' functions through Engine.edit (issue #17's suite; default 20 cases)")
+    ap.add_argument("--out", default=None, help="default bench/results/repair.json (repair_heldout.json)")
     args = ap.parse_args(argv)
+    if args.source == "heldout":
+        if args.cases == ap.get_default("cases"):
+            args.cases = 20
+        main_heldout(args)
+        return
+    args.out = args.out or str(RESULTS / "repair.json")
 
     model = resolve_model(args.model)
     t0 = time.perf_counter()

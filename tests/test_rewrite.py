@@ -171,6 +171,10 @@ def test_tree_sitter_accepts_what_python_refuses_and_the_edit_is_vetoed():
         assert "Python's parser" in edit.judge(text, a, b, bad, "python").reason
         assert "Python's parser" in edit.rewrite(text, a, b, "python", lambda j, bad=bad: bad).reason
     assert edit.judge(text, a, b, "x = value + y", "python").ok
+    # the compiler's checks too: an edit is applied to the file, not just parsed
+    sig = text.index("value, y")
+    assert edit.judge(text, sig, sig + 8, "value, value", "python").reason.endswith("(Python's parser refuses it)")
+    assert edit.judge(text, sig, sig + 8, "value, z", "python").ok
 
 
 def test_rewrite_and_fill_veto_new_errors_and_empty_results():

@@ -76,6 +76,18 @@ def _row(text: str, offset: int) -> int:
     return text.count("\n", 0, offset)
 
 
+def _compiles(src: str) -> bool:
+    """Python's compiler accepts ``src``: its parser, and the checks after it (a duplicate argument, ``nonlocal``
+    at module level, ``break`` outside a loop) that ``ast.parse`` lets pass."""
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(src, "<dgcomplete>", "exec", dont_inherit=True)
+        return True
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
+        return False
+
+
 def parses(src: str) -> bool:
     """Python's own parser accepts ``src``."""
     return _parses(src)
@@ -96,9 +108,10 @@ def python_chunk(text: str, start: int, end: int) -> tuple[int, int] | None:
 
 
 def python_range_sound(text: str, start: int, end: int, new: str) -> bool:
-    """False when the top-level definitions around ``[start, end)`` parsed before the edit (as they are, or
+    """False when the top-level definitions around ``[start, end)`` compiled before the edit (as they are, or
     with the range's lines neutral: a broken range being repaired) but do not with ``new`` in place. True
-    when it cannot tell (broken elsewhere too, or a definition over MAX_CHUNK_LINES lines)."""
+    when it cannot tell (broken elsewhere too, or a definition over MAX_CHUNK_LINES lines). Compiled, not just
+    parsed: an edit is applied to the file, so ``def f(a, a)`` must not pass."""
     lines = text.split("\n")
     r0 = _row(text, start)
     r1 = _row(text, max(start, end - 1) if end > start and text[end - 1] == "\n" else end)
@@ -110,11 +123,12 @@ def python_range_sound(text: str, start: int, end: int, new: str) -> bool:
         return True
     line = lines[r0]
     indent = line[: len(line) - len(line.lstrip())]
-    if not _parses("\n".join(lines[a:b])) and not _parses("\n".join(lines[a:r0] + [indent + "pass"] + lines[r1 + 1 : b])):
+    if not _compiles("\n".join(lines[a:b])) and \
+            not _compiles("\n".join(lines[a:r0] + [indent + "pass"] + lines[r1 + 1 : b])):
         return True  # broken outside the range as well: tree-sitter's verdict stands
     shift = new.count("\n") - text.count("\n", start, end)
     after = (text[:start] + new + text[end:]).split("\n")
-    return _parses("\n".join(after[a : b + shift]))
+    return _compiles("\n".join(after[a : b + shift]))
 
 
 def sound(text: str, offset: int, cand: str, lang: str | None) -> str:
