@@ -103,6 +103,8 @@ class LocalInfiller:
         # (where the first is usually the indentation, and indentation alone is no suggestion)
         self.min_content = True
         self.self_condition = d.self_conditioning
+        if d.frontier_stop or cfg.diffusion.length_target == "end":
+            self.frontier_stop = True  # trained so: the span ends at its leftmost open slot
         # rescoring every candidate (samples and retrieved drafts) with one bidirectional pass; see score()
         self.rescore = True
 
@@ -331,6 +333,13 @@ class LocalInfiller:
         mask_id = self.tok.mask_id if self.tok.mask_id is not None else fill
         rows[0::2, :n_free] = torch.where(even, mask_id, rows[0::2, :n_free])
         rows[1::2, :n_free] = torch.where(~even, mask_id, rows[1::2, :n_free])
+        if self.cfg.diffusion.length_target == "end":
+            # as trained: the slots after the end are masked when the end is, clean <fill> otherwise
+            for i, e in enumerate(enc):
+                n = len(e)
+                at = 2 * i + (n % 2)  # the row in which slot n (the end) is masked
+                rows[at, n + 1 : n_free] = mask_id
+                rows[at ^ 1, n + 1 : n_free] = fill
         if cancel is not None:
             cancel.raise_if_cancelled()
         logits = self.model.decode(rows, cache, logits_slice=slice(0, n_free)).logits.float()

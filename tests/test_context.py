@@ -237,3 +237,28 @@ def test_retrieval_stays_bounded_with_many_and_binary_documents():
         idx.open(f"file:///big{i}.py", "python", big)
     assert idx.total <= cx.MAX_TOTAL_LINES + cx.MAX_DOC_LINES
     assert "file:///d0.py" not in idx.docs
+
+
+def test_a_model_trained_to_score_the_end_decodes_and_scores_so(tiny_mask_model, tmp_path):
+    """train --length-target end exports length_target/frontier_stop: the sampler ends spans at the frontier."""
+    import json
+    import shutil
+
+    from dgcomplete.local import LocalInfiller
+    from dgcomplete.model import load_model
+    from dgcomplete.types import InfillRequest, SpanKind, SpanPlan
+
+    d = tmp_path / "end"
+    shutil.copytree(tiny_mask_model, d)
+    cfg = json.loads((d / "config.json").read_text())
+    cfg["dgcomplete"]["length_target"] = "end"
+    (d / "config.json").write_text(json.dumps(cfg))
+    inf = LocalInfiller(load_model(d))
+    assert inf.frontier_stop and LocalInfiller(load_model(tiny_mask_model)).frontier_stop is False
+    res = inf.infill(InfillRequest("def f(a):\n    return ", "\n", SpanPlan(SpanKind.LINE, 1, 16), "python", seed=0,
+                                   doc_key="k", drafts=[Candidate("a + 1", source="prefix", features={})]))
+    assert any(c.text == "a + 1" and "end_lp" in c.features for c in res.candidates)
+    cfg["dgcomplete"]["length_target"] = "middle"
+    (d / "config.json").write_text(json.dumps(cfg))
+    with pytest.raises(Exception, match="length_target"):
+        load_model(d)

@@ -42,6 +42,9 @@ class DiffusionOptions:
     sep_token_id: int | None = None  # separates context chunks from the prefix in the encoder input
     max_context_tokens: int = 1024  # prefix tokens the model was trained to use
     fill_loss_weight: float | None = None  # training weight of filler slots (inference corrects for it)
+    # "fill": <fill> scored in every unused slot (the shipped model); "end": only the slot after the middle
+    # is the span's end (train --length-target end), decoded with the frontier-stop rule
+    length_target: str = "fill"
 
 
 @dataclass
@@ -461,6 +464,7 @@ def _diffusion_options(extra: Any, source: str, ids: _TokenIds) -> DiffusionOpti
             setattr(opts, key, ids.one(f, key, extra[key]))
     if extra.get("fill_loss_weight") is not None:
         opts.fill_loss_weight = f.float("fill_loss_weight")
+    opts.length_target = f.choice("length_target", ("fill", "end"), "fill")
     if opts.mode == "mask" and opts.mask_token_id is None:
         raise ConfigError(f"{source}: dgcomplete.mode 'mask' needs dgcomplete.mask_token_id")
     return opts

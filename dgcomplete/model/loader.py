@@ -52,6 +52,8 @@ class SamplerDefaults:
     # ours, not the reference's: feed the last step's beliefs back (the reference always does); a model may
     # turn it off where it measured no gain (mask mode: the committed tokens already carry the information)
     self_conditioning: bool = True
+    # ours: a span ends only at its leftmost open slot (models trained with ``--length-target end``)
+    frontier_stop: bool = False
 
     @classmethod
     def from_file(cls, path: Path, eos_fallback: list[int], vocab_size: int | None = None) -> SamplerDefaults:
@@ -91,6 +93,10 @@ class SamplerDefaults:
                 raise CheckpointError(f"{path.name}: self_conditioning = {raw['self_conditioning']!r:.60}, "
                                       "expected true or false")
             d.self_conditioning = raw["self_conditioning"]
+        if raw.get("frontier_stop") is not None:
+            if not isinstance(raw["frontier_stop"], bool):
+                raise CheckpointError(f"{path.name}: frontier_stop = {raw['frontier_stop']!r:.60}, expected true or false")
+            d.frontier_stop = raw["frontier_stop"]
         eos = raw.get("eos_token_id")
         if eos is not None:
             ids = eos if isinstance(eos, list) else [eos]
