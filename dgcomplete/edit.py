@@ -476,7 +476,8 @@ def line_edits(text: str, start: int, end: int, new: str) -> list[Edit]:
 
 # tokens a single-insertion repair tries (what a typo most often drops), at each lexeme boundary of the damage
 REPAIR_TOKENS = (")", ":", "]", "}", ";")
-MAX_INSERTIONS = 400  # candidate insertions checked per repair (bounded parser work)
+MAX_INSERTIONS = 400  # candidate insertions screened per repair (bounded parser work)
+MAX_VERIFIED = 12  # screened ones confirmed on the whole document
 
 Ranker = Callable[[str, list[str], str], list[float]]  # (prefix, line variants, suffix) -> score each (higher: likelier)
 
@@ -499,31 +500,40 @@ def single_insertions(text: str, start: int, end: int, lang: str | None, bounds:
     """(offset, token) insertions of one :data:`REPAIR_TOKENS` token on the damage's lines after which the
     range has no syntax error and the edit is sound (:func:`sound_edits`); nearest to an error point first.
 
-    For Python the standard parser on the enclosing definition screens each candidate first (cheap);
-    tree-sitter confirms the survivors on the whole document.
+    Each candidate is screened cheaply first (Python: the standard parser on the enclosing definition; other
+    languages: tree-sitter on a window around the insertion adds no error), and at most MAX_VERIFIED of the
+    survivors, nearest first, are confirmed on the whole document: bounded work on any file size.
     """
     chunk = strict.python_chunk(text, start, end) if lang == "python" else None
+    missing = {(s, kind[8:]) for kind, s, t in before if kind.startswith("MISSING ") and s == t}
     tried = 0
-    found: list[tuple[int, int, str]] = []
+    screened: list[tuple[int, int, int, int, str]] = []
     for line in sorted(bounds.lines):
         for p in _boundaries(text, start, end, line):
             for tok in REPAIR_TOKENS:
                 if tried >= MAX_INSERTIONS:
                     break
                 tried += 1
-                if chunk is not None and not strict.parses(text[chunk[0] : p] + tok + text[p : chunk[1]]):
+                if chunk is not None:
+                    if not strict.parses(text[chunk[0] : p] + tok + text[p : chunk[1]]):
+                        continue
+                elif syntax.new_errors(text, p, p, tok, lang):
                     continue
-                doc = text[:p] + tok + text[p:]
-                errs = error_nodes(doc, lang)
-                if errors_in_range(errs, start, end + len(tok)) or _added_outside(before, errs, start, end, end + len(tok)):
-                    continue
-                if sound_edits(text, [Edit(p, p, tok)], lang):
-                    continue
-                # without a model: the line nearest an error point, and on it the latest place (closers and
-                # ":" end what the line opened)
+                # without a model: where tree-sitter says the token is MISSING, else on the line nearest an error
+                # point, attached to the lexeme before it, the latest place (closers and ":" end what the line
+                # opened)
                 near = min((abs(line - _line_of(text, a)) for a, _ in points), default=0)
-                found.append((near, -p, tok))
-    return [(-q, tok) for _, q, tok in sorted(found)]
+                detached = int(p == 0 or text[p - 1].isspace())
+                screened.append((int((p, tok) not in missing), near, detached, -p, tok))
+    found: list[tuple[int, str]] = []
+    for *_, q, tok in sorted(screened)[:MAX_VERIFIED]:
+        p = -q
+        errs = error_nodes(text[:p] + tok + text[p:], lang)
+        if errors_in_range(errs, start, end + len(tok)) or _added_outside(before, errs, start, end, end + len(tok)):
+            continue
+        if not sound_edits(text, [Edit(p, p, tok)], lang):
+            found.append((p, tok))
+    return found
 
 
 def _pick(text: str, options: list[tuple[int, str]], rank: Ranker | None) -> tuple[int, str]:

@@ -117,6 +117,9 @@ def test_repair_tries_one_missing_token_first_and_the_model_ranks_the_places():
     colon = "def f(x):\n    if x > 1\n        return x\n    return 0\n"
     out = edit.repair(colon, 0, len(colon), "python", closing_filler([]))
     assert edit.apply_edits(colon, out.edits) == colon.replace("x > 1\n", "x > 1:\n")
+    js = "function f(a) {\n  let b = a + 1\n  if (b > 2 {\n    return b;\n  }\n}\n"  # tree-sitter alone
+    out = edit.repair(js, 0, len(js), "javascript", closing_filler([]))
+    assert out.stats["rounds"] == 0 and edit.apply_edits(js, out.edits) == js.replace("(b > 2 {", "(b > 2) {")
 
 
 def test_repair_inserts_what_the_parser_reports_missing():
