@@ -45,7 +45,7 @@ def test_typing_storm(memorizer, tmp_path):
     """50 requests/s for 5 s over 5 documents, with edits and cancellations: nothing stale, nothing lost."""
     d = RawDaemon("--model", str(memorizer), "--threads", "1", stderr_path=tmp_path / "daemon.log")
     try:
-        d.initialize()
+        d.initialize({"minConfidence": 0})  # a test model: the gate would hide what the storm checks
         d.wait_ready()
         out = storm(d, 5.0, rate=50, warmup_s=2.0, extra_sources=[("memo.py", "python", MEMO_TEXT)])
     finally:
