@@ -142,7 +142,10 @@ class Runner:
             plan.max_lines = t.truth.count("\n") + 1
             req = InfillRequest(t.document[: t.offset], t.document[t.offset :], plan, s.lang, seed=0,
                                 doc_key=uri, version=s.version)
-            res = await self.engine.infill(req)
+            from dgcomplete.types import CancelToken
+
+            # the oracle length: a raw infill at the true span size (the engine's own model path, no plan)
+            res = await self.engine._run_infill(req, CancelToken(), s, t.document, t.offset)
             items = self.engine._postprocess(res.candidates, t.document, t.offset, plan, s.lang, s.doc.tree)
         finally:
             self.engine.close(uri)

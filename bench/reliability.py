@@ -1065,7 +1065,7 @@ def _remote_faults(tiny: Path, work: Path) -> list[dict[str, Any]]:
 
 
 def _input_faults(tiny: Path, work: Path) -> list[dict[str, Any]]:
-    from dgcomplete.server import MAX_MESSAGE_BYTES
+    from dgcomplete.protocol import MAX_MESSAGE_BYTES
 
     out = []
     log = work / "daemon-inputs.log"

@@ -210,7 +210,8 @@ class Daemon:
     async def _connection(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter, transport: str) -> None:
         from pygls.io_ import run_async
 
-        from .server import BoundedStream, make_server
+        from .protocol import BoundedStream
+        from .server import make_server
 
         self._seq += 1
         sid = f"s{self._seq}"

@@ -319,10 +319,8 @@ class Engine:
         seed: int | None = None,
         cancel: CancelToken | None = None,
         single_line: bool = False,
-        plan_override: Callable[[SpanPlan], SpanPlan] | None = None,
     ) -> Completion:
-        """Complete at ``offset``; ``plan_override`` lets benchmarks adjust the syntax layer's plan
-        (e.g. the oracle span length)."""
+        """Complete at ``offset``: plan the span, gather candidates (samples and drafts), rank and gate them."""
         s = self.session(uri)
         version = s.version
         text = s.doc.text
@@ -338,8 +336,6 @@ class Engine:
                                 max_tokens=int(self.settings["max_tokens"]))
         if single_line and plan.max_lines > 1:
             plan = SpanPlan(SpanKind.REST_OF_LINE, 1, min(plan.max_tokens, 32), plan.indent, plan.reason)
-        if plan_override is not None and plan.kind != SpanKind.NONE:
-            plan = plan_override(plan)
         t_plan = time.perf_counter()
         if plan.kind == SpanKind.NONE:
             return Completion([], offset, offset, version, plan, {"plan": plan.kind.value}, reason=plan.reason)
@@ -447,11 +443,6 @@ class Engine:
             old, _ = self._recent.popitem(last=False)
             if self.local is not None:
                 self._pool.submit(self.local.forget, old)
-
-    async def infill(self, req: InfillRequest, cancel: CancelToken | None = None) -> InfillResult:
-        """A raw infill (no plan refinement or post-processing), for rewrite commands and benchmarks."""
-        s = self.sessions.get(req.doc_key or "")
-        return await self._run_infill(req, cancel or CancelToken(), s, req.prefix + req.suffix, len(req.prefix))
 
     async def run_in_model_thread(self, fn: Callable[[], Any]) -> Any:
         return await asyncio.get_running_loop().run_in_executor(self._pool, fn)

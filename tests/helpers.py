@@ -115,4 +115,7 @@ def train_memorizer(out: Path, text: str = MEMO_TEXT, *, steps: int = 300, seed:
         opt.step()
     model.eval()
     save_checkpoint(model, out, tokenizer_json=out / "tokenizer.json", generation={"max_denoising_steps": 12})
+    # a test model's own gate: open (threshold 0), so the editor and storm tests see what it memorised
+    (out / "gate.json").write_text(json.dumps({"weights": {}, "bias": 0.0, "threshold": 0.0,
+                                               "fitted_on": "none: a test memorizer, gate open"}))
     return out

@@ -188,7 +188,7 @@ def test_client_killed_mid_request(shared, runtime_env):
 
 def test_oversized_frames_are_skipped_on_sockets_too(shared):
     """stdio skipped frames over 64 MiB; TCP read a 200 MiB frame whole (RSS 374 -> 775 MB). Same bound now."""
-    from dgcomplete.server import MAX_MESSAGE_BYTES
+    from dgcomplete.protocol import MAX_MESSAGE_BYTES
 
     c = _client(shared, "tcp")
     try:

@@ -276,7 +276,7 @@ def test_cursor_after_the_last_statement_of_a_big_document(tiny_model, tmp_path)
 
 
 def test_oversized_frame_is_skipped_not_read(raw):
-    from dgcomplete.server import MAX_MESSAGE_BYTES
+    from dgcomplete.protocol import MAX_MESSAGE_BYTES
 
     body = b" " * (MAX_MESSAGE_BYTES + 1)
     assert _null_errors(raw, raw_frame(body)) == [-32600]

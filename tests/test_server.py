@@ -288,7 +288,7 @@ def test_workspace_drops_its_copy_of_documents_the_engine_holds():
     """pygls re-splits the whole text per change; once the engine has a document, its copy is not kept."""
     from pygls.workspace import Workspace
 
-    from dgcomplete.server import OpenDocuments
+    from dgcomplete.protocol import OpenDocuments
 
     ws = Workspace(None)
     ws.__class__ = OpenDocuments
