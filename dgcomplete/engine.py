@@ -363,7 +363,7 @@ class Engine:
         gated = ""
         floor = self.min_confidence
         if top is not None and n <= 1 and top.confidence is not None and top.confidence < floor:
-            gated = f"below the confidence gate ({top.confidence:.2f} < {floor:.2f})"
+            gated = "below the confidence gate"  # the numbers are in the stats (confidence, min_confidence)
             items = []
         t_post = time.perf_counter()
         if items:
@@ -379,6 +379,7 @@ class Engine:
         })
         if top is not None:
             stats.update({"confidence": round(top.confidence or 0.0, 4), "source": top.source,
+                          "min_confidence": round(floor, 4),
                           "shown_tokens": int(top.features.get("tokens", 0))})
         reason = "" if items else (gated or result.reason or "no candidate survived post-processing")
         # a healed word is replaced from its start: the item's range begins where the typed word begins
