@@ -47,6 +47,8 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
+from dgcomplete.syntax.document import offset_of
+
 from . import (
     RESULTS,
     ROOT,
@@ -132,18 +134,8 @@ class OptionsDaemon(Daemon):
 
 # ---- scoring ------------------------------------------------------------------------------------------------
 def offset_at(text: str, pos: lsp.Position) -> int:
-    """Character offset of an LSP (UTF-16) position."""
-    from dgcomplete.syntax.document import utf16_to_chars
-
-    start = 0
-    for _ in range(pos.line):
-        nl = text.find("\n", start)
-        if nl < 0:
-            return len(text)
-        start = nl + 1
-    end = text.find("\n", start)
-    line = text[start: len(text) if end < 0 else end]
-    return start + utf16_to_chars(line, pos.character)
+    """Character offset of an LSP (UTF-16) position (``offset_of``, clamped)."""
+    return offset_of(text, pos.line, pos.character)
 
 
 def first_line(s: str) -> str:

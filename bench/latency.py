@@ -31,6 +31,8 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
+from dgcomplete.syntax.document import position_of
+
 from . import Timer, fixture_sources, stdlib_sources, summary
 from .typing_sessions import Pace, Session, build_sessions, make_session
 
@@ -52,9 +54,9 @@ def capabilities() -> lsp.ClientCapabilities:
 
 
 def pos_at(text: str, offset: int) -> lsp.Position:
-    line = text.count("\n", 0, offset)
-    ls = text.rfind("\n", 0, offset) + 1
-    return lsp.Position(line=line, character=len(text[ls:offset].encode("utf-16-le")) // 2)
+    """The LSP position of a code-point offset (``position_of``, as an ``lsp.Position``)."""
+    line, character = position_of(text, offset)
+    return lsp.Position(line=line, character=character)
 
 
 # ---- the daemon ---------------------------------------------------------------------------------------------

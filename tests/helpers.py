@@ -119,3 +119,50 @@ def train_memorizer(out: Path, text: str = MEMO_TEXT, *, steps: int = 300, seed:
     (out / "gate.json").write_text(json.dumps({"weights": {}, "bias": 0.0, "threshold": 0.0,
                                                "fitted_on": "none: a test memorizer, gate open"}))
     return out
+
+
+def train_storm_model(out: Path, steps: int = 150) -> Path:
+    """train_memorizer on one torch thread (seconds; two threads on a busy box take minutes)."""
+    import torch
+
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        return train_memorizer(out, steps=steps)
+    finally:
+        torch.set_num_threads(threads)
+
+
+CHECKPOINT_DAMAGES = ("truncated", "garbage-weights", "no-weights", "no-tokenizer", "bad-tokenizer", "bad-config",
+                      "wrong-config", "empty-dir")
+
+
+def damage_checkpoint(src: Path, dst: Path, damage: str) -> Path:
+    """A copy of the checkpoint at ``src`` broken one way (see CHECKPOINT_DAMAGES)."""
+    import re
+    import shutil
+
+    shutil.copytree(src, dst)
+    w = dst / "model.safetensors"
+    if damage == "truncated":
+        data = w.read_bytes()
+        w.write_bytes(data[: len(data) // 3])
+    elif damage == "garbage-weights":
+        w.write_bytes(b"\x00\xff" * 5000)
+    elif damage == "no-weights":
+        w.unlink()
+    elif damage == "no-tokenizer":
+        (dst / "tokenizer.json").unlink()
+    elif damage == "bad-tokenizer":
+        (dst / "tokenizer.json").write_text("{]")
+    elif damage == "bad-config":
+        (dst / "config.json").write_text("{not json")
+    elif damage == "wrong-config":  # parses, but the tensors do not fit
+        text = (dst / "config.json").read_text()
+        (dst / "config.json").write_text(re.sub(r'"hidden_size": \d+', '"hidden_size": 48', text))
+    elif damage == "empty-dir":
+        shutil.rmtree(dst)
+        dst.mkdir()
+    else:
+        raise ValueError(damage)
+    return dst

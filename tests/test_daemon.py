@@ -20,8 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.reliability import ROOT, RawDaemon, raw_frame
-from bench.shared import DaemonProcess, SocketClient, free_port, proc_rss_kb
+from .lsp_client import ROOT, DaemonProcess, RawDaemon, SocketClient, frame, free_port, proc_rss_kb, raw_frame
 
 URI = "file:///shared/same.py"
 
@@ -141,8 +140,6 @@ def _reset_mid_request(address: Path) -> None:
     """A client that initializes, opens, asks, and resets the connection (RST) without reading a byte."""
     import socket
     import struct
-
-    from bench.reliability import frame
 
     s = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     s.connect(str(address))

@@ -1,6 +1,6 @@
 """Hostile input against the real daemon over stdio: raw frames, malformed JSON-RPC, odd documents (issue 11).
 
-`bench.reliability.RawDaemon` writes raw ``Content-Length`` frames to ``dgcomplete serve`` and reads every frame
+`tests.lsp_client.RawDaemon` writes raw ``Content-Length`` frames to ``dgcomplete serve`` and reads every frame
 it writes back, so these tests can send what no LSP library would: truncated JSON, invalid UTF-8, batches,
 wrong types, ids of every kind. The rule checked everywhere: a request (a message with an id) gets exactly one
 answer, a result or a JSON-RPC error (id null when the id cannot be known), and the daemon stays up.
@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.reliability import FUZZ_INIT, RawDaemon, frame, fuzz, raw_frame
+from .fuzz import FUZZ_INIT, fuzz
+from .lsp_client import RawDaemon, frame, raw_frame
 
 FUZZ_CASES = int(os.environ.get("DG_FUZZ_CASES", "300"))
 

@@ -2,7 +2,7 @@
 bounded memory, edits confined to their range and version, and no code execution from checkpoints.
 
 The storm here lasts 5 s (``python -m bench.reliability`` runs the full 60 s one). All against the real daemon
-process over stdio, through ``bench.reliability.RawDaemon``.
+process over stdio, through ``tests.lsp_client.RawDaemon``.
 """
 
 from __future__ import annotations
@@ -15,10 +15,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bench.reliability import FUZZ_INIT, RawDaemon, damage_checkpoint, offset_of, storm
+from dgcomplete.syntax.document import offset_of
 
 from .fake_openai_server import FakeOpenAIServer, Reply
-from .helpers import MEMO_TEXT
+from .fuzz import FUZZ_INIT
+from .helpers import CHECKPOINT_DAMAGES, MEMO_TEXT, damage_checkpoint, train_storm_model
+from .lsp_client import RawDaemon
+from .storm import storm
 
 PACKAGE = Path(__file__).resolve().parent.parent / "dgcomplete"
 
@@ -36,8 +39,6 @@ def _inline(uri: str, line: int, col: int) -> dict:
 @pytest.fixture(scope="module")
 def memorizer(tmp_path_factory) -> Path:
     """A tiny model trained for seconds on tests/helpers.MEMO_TEXT: fast, and its completions have items."""
-    from bench.reliability import train_storm_model
-
     return train_storm_model(tmp_path_factory.mktemp("models") / "memo")
 
 
@@ -164,11 +165,7 @@ def test_documents_too_large_to_complete_keep_no_syntax_tree():
 # ---- faults: checkpoints ------------------------------------------------------------------------------------------
 
 
-DAMAGES = ["truncated", "garbage-weights", "no-weights", "no-tokenizer", "bad-tokenizer", "bad-config",
-           "wrong-config", "empty-dir"]
-
-
-@pytest.mark.parametrize("damage", DAMAGES)
+@pytest.mark.parametrize("damage", CHECKPOINT_DAMAGES)
 def test_broken_checkpoint_is_one_clear_error(tiny_model, tmp_path, damage):
     from dgcomplete.model import CheckpointError, load_model
 
@@ -275,7 +272,7 @@ def _bounds(text: str, start: dict, end: dict) -> tuple[int, int]:
             return len(text)
         base = sum(len(x) + 1 for x in lines[: p["line"]])
         for c in (range(p["character"], -1, -1) if not up else range(p["character"], p["character"] + 2)):
-            o = offset_of(text, p["line"], c)
+            o = offset_of(text, p["line"], c, strict=True)
             if o is not None:
                 return o
         return base + len(lines[p["line"]])
@@ -322,8 +319,8 @@ def test_rewrite_edits_touch_only_their_range_and_version(edit_daemon, data):
         (change,) = m["params"]["edit"]["documentChanges"]
         assert change["textDocument"] == {"uri": uri, "version": version}
         for e in change["edits"]:
-            a = offset_of(EDIT_TEXT, e["range"]["start"]["line"], e["range"]["start"]["character"])
-            b = offset_of(EDIT_TEXT, e["range"]["end"]["line"], e["range"]["end"]["character"])
+            a = offset_of(EDIT_TEXT, e["range"]["start"]["line"], e["range"]["start"]["character"], strict=True)
+            b = offset_of(EDIT_TEXT, e["range"]["end"]["line"], e["range"]["end"]["character"], strict=True)
             assert a is not None and b is not None, e  # inside the text, never inside a surrogate pair
             assert lo <= a <= b <= hi, (e, lo, hi)
     d.notify("textDocument/didClose", {"textDocument": {"uri": uri}})

@@ -707,11 +707,11 @@ async def test_engine_edit_on_a_remote_only_engine_says_why():
 
 # ---- requests to the client: timeouts, malformed replies, progress that always ends (raw client) ------------
 class ScriptedClient:
-    """A raw JSON-RPC client (bench.reliability.RawDaemon) whose answers to the server's requests are scripted
+    """A raw JSON-RPC client (tests.lsp_client.RawDaemon) whose answers to the server's requests are scripted
     per method: "ok", "never", or a raw result to send as it is (garbage)."""
 
     def __new__(cls, *args, answers: dict, **kw):
-        from bench.reliability import RawDaemon, frame
+        from .lsp_client import RawDaemon, frame
 
         class Client(RawDaemon):
             def _dispatch(self, msg):

@@ -77,7 +77,7 @@ async def test_completion_makes_sense_on_real_code(embedded_daemon):
 async def test_utf16_ranges_with_emoji_and_cjk(daemon):
     text = 'label = "😀漢字"; x = \n'
     open_doc(daemon, text, uri="file:///work/u.py")
-    col16 = len(text.split("\n")[0].encode("utf-16-le")) // 2
+    col16 = 20  # the end of line 0: 19 code points, the emoji two UTF-16 units
     res = await daemon.text_document_inline_completion_async(inline_params(0, col16, uri="file:///work/u.py"))
     for item in res.items:
         assert item.range.end.character == col16  # UTF-16 units, not code points (emoji = 2 units)

@@ -6,8 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from bench.reliability import RawDaemon
-
+from .lsp_client import RawDaemon
 from .test_daemon import _inline
 
 

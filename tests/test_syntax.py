@@ -396,3 +396,19 @@ def test_utf16_columns_match_a_per_character_count() -> None:
             c = utf16_to_chars(line, col16)
             assert c == ref(line, col16), (line, col16)
             assert chars_to_utf16(line, c) >= min(col16, chars_to_utf16(line, len(line)))  # mid-pair rounds up
+
+
+def test_position_of_and_offset_of_on_plain_text() -> None:
+    """The one code-point <-> LSP position pair tests and benchmarks use: lines break as LSP breaks them; clamped,
+    or (strict) None for a position that names no place in the text."""
+    from dgcomplete.syntax.document import offset_of, position_of
+
+    text = "a😀b\r\nxé\n\n漢"
+    assert [position_of(text, o) for o in (0, 1, 2, 3, 5, 7, 8, 9)] == [
+        (0, 0), (0, 1), (0, 3), (0, 4), (1, 0), (1, 2), (2, 0), (3, 0)]
+    for o in range(len(text) + 1):
+        if text[o - 1 : o + 1] != "\r\n":  # not between the \r and the \n of a pair
+            assert offset_of(text, *position_of(text, o), strict=True) == o, o
+    for line, col16 in [(0, 2), (0, 5), (1, 3), (4, 0), (-1, 0), (0, -1)]:  # mid-pair, past a line / the text
+        assert offset_of(text, line, col16, strict=True) is None, (line, col16)
+    assert offset_of(text, 0, 2) == 2 and offset_of(text, 0, 99) == 3 and offset_of(text, 9, 0) == len(text)

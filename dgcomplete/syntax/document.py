@@ -8,6 +8,7 @@ code-point offsets (or LSP line/UTF-16 column); bytes stay internal.
 from __future__ import annotations
 
 import re
+from typing import overload
 
 import tree_sitter
 
@@ -236,3 +237,25 @@ def _newline_positions(s: str) -> list[int]:
         out.append(i)
         i = s.find("\n", i + 1)
     return out
+
+
+def position_of(text: str, offset: int) -> tuple[int, int]:
+    """LSP (line, UTF-16 column) of a code-point offset in `text` (clamped), lines broken as LSP breaks them."""
+    return SyntaxDocument(text, None).position_at(offset)
+
+
+@overload
+def offset_of(text: str, line: int, col16: int) -> int: ...
+@overload
+def offset_of(text: str, line: int, col16: int, *, strict: bool) -> int | None: ...
+def offset_of(text: str, line: int, col16: int, *, strict: bool = False) -> int | None:
+    """Code-point offset of an LSP position in `text`, clamped as :meth:`SyntaxDocument.offset_at` clamps.
+
+    ``strict``: None instead for a position that does not name a place in the text exactly (past its line's
+    end or the document's, negative, or inside a surrogate pair).
+    """
+    doc = SyntaxDocument(text, None)
+    offset = doc.offset_at(line, col16)
+    if strict and doc.position_at(offset) != (line, col16):
+        return None
+    return offset
