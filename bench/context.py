@@ -35,6 +35,7 @@ import argparse
 import ast
 import asyncio
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -64,7 +65,7 @@ from . import (
 )
 from .heldout import OUT as HELDOUT
 from .heldout import case_document, family, load, other_text
-from .latency import Daemon, capabilities, pos_at
+from .latency import Daemon, pos_at
 
 # Named variants for --ablate: initialization options merged over --set.  Edit freely (issue #16's settings).
 ABLATIONS: dict[str, dict[str, Any]] = {
@@ -80,56 +81,15 @@ GROUPS = ("family", "kind", "family_kind", "lang")
 
 # ---- the daemon with initialization options ---------------------------------------------------------------------
 class OptionsDaemon(Daemon):
-    """:class:`bench.latency.Daemon`, started with the given initialization options (the settings under test)."""
-
-    def __init__(self, model: Path, *, options: dict[str, Any], threads: int | None = None,
-                 log_dir: Path | None = None) -> None:
-        super().__init__(model, threads=threads, log_dir=log_dir)
-        self.options = options
-        self.log_file: Path | None = None
-
-    async def start(self, timeout: float = 300.0) -> OptionsDaemon:
-        import os
-
-        from pytest_lsp import ClientServerConfig
-
-        self.log_file = self.log_dir / f"daemon-{os.getpid()}-{int(time.time() * 1e3)}.log"
-        cmd = [sys.executable, "-m", "dgcomplete", "serve", "--model", str(self.model), "--log-file",
-               str(self.log_file)]
-        if self.threads:
-            cmd += ["--threads", str(self.threads)]
-        t = Timer()
-        env = dict(os.environ)
-        env["PYTHONPATH"] = os.pathsep.join(p for p in [str(Path(__file__).resolve().parent.parent),
-                                                         env.get("PYTHONPATH", "")] if p)
-        self.client = await ClientServerConfig(server_command=cmd, server_env=env).start()
-        await self.client.initialize_session(lsp.InitializeParams(
-            capabilities=capabilities(), initialization_options=self.options, process_id=None))
-        while t.s < timeout:
-            msgs = [m.message for m in self.client.log_messages] + [m.message for m in self.client.messages]
-            hit = next((m for m in msgs if " ready " in m or "cannot load" in m), None)
-            if hit is not None:
-                if "cannot load" in hit:
-                    await self.stop()
-                    raise RuntimeError(hit)
-                self.ready_info = hit
-                break
-            if self.client._server is not None and self.client._server.returncode is not None:
-                raise RuntimeError(f"the daemon exited (code {self.client._server.returncode})")
-            await asyncio.sleep(0.02)
-        else:
-            raise RuntimeError(f"the daemon did not get ready within {timeout:.0f} s")
-        self.startup_s = round(t.s, 2)
-        return self
+    """:class:`bench.latency.Daemon` with the settings under test, and what it said about them."""
 
     def unknown_settings(self) -> list[str]:
-        """The daemon's "unknown settings ignored" warnings: a variant whose options it does not know yet."""
+        """The daemon's "unknown setting" warnings: a variant whose options it does not know yet."""
         try:
             text = self.log_file.read_text(errors="replace") if self.log_file else ""
         except OSError:
             return []
-        return [ln.split("unknown settings ignored:", 1)[1].strip() for ln in text.splitlines()
-                if "unknown settings ignored:" in ln]
+        return [m.group(1) for m in re.finditer(r"unknown setting '([^']*)' ignored", text)]
 
 
 # ---- scoring ------------------------------------------------------------------------------------------------

@@ -63,9 +63,12 @@ def pos_at(text: str, offset: int) -> lsp.Position:
 class Daemon:
     """``dgcomplete serve`` on stdio through pytest-lsp's client (a real subprocess)."""
 
-    def __init__(self, model: Path, *, threads: int | None = None, log_dir: Path | None = None) -> None:
+    def __init__(self, model: Path, *, threads: int | None = None, log_dir: Path | None = None,
+                 options: dict[str, Any] | None = None) -> None:
         self.model = model
         self.threads = threads
+        self.options = options or {}  # initializationOptions: the settings under test
+        self.log_file: Path | None = None
         self.log_dir = Path(log_dir or tempfile.mkdtemp(prefix="dgbench-"))
         self.client: Any = None
         self.startup_s: float | None = None
@@ -75,7 +78,7 @@ class Daemon:
     async def start(self, timeout: float = 300.0) -> Daemon:
         from pytest_lsp import ClientServerConfig
 
-        log = self.log_dir / f"daemon-{os.getpid()}-{next(_ids)}.log"
+        log = self.log_file = self.log_dir / f"daemon-{os.getpid()}-{next(_ids)}.log"
         cmd = [sys.executable, "-m", "dgcomplete", "serve", "--model", str(self.model), "--log-file", str(log)]
         if self.threads:
             cmd += ["--threads", str(self.threads)]
@@ -85,7 +88,7 @@ class Daemon:
                                                          env.get("PYTHONPATH", "")] if p)
         self.client = await ClientServerConfig(server_command=cmd, server_env=env).start()
         await self.client.initialize_session(lsp.InitializeParams(
-            capabilities=capabilities(), initialization_options={}, process_id=None))
+            capabilities=capabilities(), initialization_options=self.options, process_id=None))
         while t.s < timeout:
             msgs = [m.message for m in self.client.log_messages] + [m.message for m in self.client.messages]
             hit = next((m for m in msgs if " ready " in m or "cannot load" in m), None)

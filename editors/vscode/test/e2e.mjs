@@ -441,6 +441,24 @@ async function main() {
     }
     log("code action picks:", JSON.stringify(picks));
 
+    // "nothing found": Repair syntax on a line that parses says why in one line, and no progress toast of the
+    // command stays up beside that message
+    await runCommand(page, "Notifications: Clear All Notifications");
+    await page.keyboard.press("Escape");
+    await rwEditor.click({ position: { x: 200, y: 10 } });
+    await page.keyboard.press("Control+Home");
+    await page.keyboard.press("Shift+End");
+    await runCommand(page, "dgcomplete: Repair syntax");
+    const nothing = await page.waitForFunction(() => {
+      const msgs = [...document.querySelectorAll(".notifications-toasts .notification-list-item-message")]
+        .map((e) => (e.textContent || "").replace(/\u00a0/g, " ").trim());
+      const m = msgs.find((t) => t.startsWith("dgcomplete: Repair syntax: "));
+      return m ? { m, others: msgs.filter((t) => t !== m) } : false;
+    }, null, { timeout: 60000 }).then((h) => h.jsonValue()).catch(() => null);
+    check("Repair syntax with nothing to repair says why", !!nothing, nothing);
+    check("no progress toast beside the final message", !!nothing && !nothing.others.some((t) => /dgcomplete: Repair/.test(t)),
+      nothing && nothing.others);
+
     if (env("UPDATE_SCREENSHOT", "") === "1") {
       fs.copyFileSync(ACTIONS_SHOT, path.join(root, "editors/vscode/code-actions.png"));
       log("copied the code-action screenshot to editors/vscode/code-actions.png");
