@@ -50,17 +50,35 @@ def _parses(src: str) -> bool:
         return False
 
 
+def _window(text: str, ls: int) -> tuple[int, int]:
+    """Character span of the lines around the line starting at ``ls``: MAX_CHUNK_LINES + 1 each way at most
+    (a longer definition is not checked anyway), so a keystroke's check never splits the whole file."""
+    a = ls
+    for _ in range(MAX_CHUNK_LINES + 1):
+        if a <= 0:
+            break
+        a = text.rfind("\n", 0, a - 1) + 1
+    b = ls
+    for _ in range(MAX_CHUNK_LINES + 2):
+        nl = text.find("\n", b)
+        if nl < 0:
+            return a, len(text)
+        b = nl + 1
+    return a, b
+
+
 def python_sound(text: str, offset: int, cand: str) -> bool:
     """False when the enclosing top-level definition parsed with the cursor's line neutral, but not with
     the candidate inserted: the suggestion itself breaks the file. True when it cannot tell."""
     ls = text.rfind("\n", 0, offset) + 1
     le = text.find("\n", offset)
     le = len(text) if le == -1 else le
-    lines = text.split("\n")
-    row = text.count("\n", 0, ls)
+    wa, wb = _window(text, ls)
+    lines = text[wa:wb].split("\n")
+    row = text.count("\n", wa, ls)
     bounds = _chunk_bounds(lines, row)
-    if bounds is None:
-        return True
+    if bounds is None or (bounds[0] == 0 and wa > 0) or (bounds[1] >= len(lines) and wb < len(text)):
+        return True  # the definition reaches past the window: longer than MAX_CHUNK_LINES
     a, b = bounds
     line = text[ls:le]
     indent = line[: len(line) - len(line.lstrip())]
