@@ -6,6 +6,8 @@ Through the clients tests/test_daemon.py uses (tests/lsp_client.py): ``dgcomplet
 
 from __future__ import annotations
 
+import json
+import re
 import os
 from pathlib import Path
 from typing import Any
@@ -41,7 +43,7 @@ def measure(model: str | None, sessions: int = 5, docs: int = 3) -> dict[str, An
                     "line": 5, "character": 11}, "context": {"triggerKind": 1}}, 120)
                 assert got is not None and "result" in got, got
             rss.append(proc_rss_kb(d.proc.pid))
-        out = {"ready": ready.strip(), "daemon_rss_mb": [round(x / 1024, 1) for x in rss],
+        out = {"ready": re.sub(r"unix:\S+:", "unix:<socket>:", ready.strip()), "daemon_rss_mb": [round(x / 1024, 1) for x in rss],
                "five_over_one": round(rss[-1] / rss[0], 3),
                "relay_rss_mb": [round(proc_rss_kb(r.pid) / 1024, 1) for r in relays]}
         print(json.dumps(out, indent=1))
@@ -59,5 +61,11 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser(description=measure.__doc__)
     ap.add_argument("--model", help="checkpoint (default: the embedded model)")
     ap.add_argument("--sessions", type=int, default=5)
+    ap.add_argument("--out", help="also write the JSON here (e.g. bench/results/shared.json)")
     a = ap.parse_args()
-    measure(a.model, a.sessions)
+    res = measure(a.model, a.sessions)
+    if a.out:
+        from bench import machine_info
+
+        Path(a.out).write_text(json.dumps({**res, "sessions": a.sessions, "machine": machine_info(),
+                                           "command": "python -m bench.shared"}, indent=1) + "\n")
