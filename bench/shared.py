@@ -7,8 +7,8 @@ Through the clients tests/test_daemon.py uses (tests/lsp_client.py): ``dgcomplet
 from __future__ import annotations
 
 import json
-import re
 import os
+import re
 from pathlib import Path
 from typing import Any
 
