@@ -14,11 +14,11 @@
 // Output: .test-artifacts/vscode-screenshot.png; UPDATE_SCREENSHOT=1 also copies it to editors/vscode/screenshot.png.
 import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
-import http from "node:http";
-import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
+
+import { freePort, freshDir, sleep, waitHttp } from "./util.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, "../../..");
@@ -62,44 +62,6 @@ const CURSOR_LINE = 19;
 const INDENT = "        "; // what VS Code's Python indentation rules put after Enter there
 
 const log = (...a) => console.error("[vscode-screenshot]", ...a);
-const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
-
-async function freePort() {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer();
-    s.listen(0, "127.0.0.1", () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
-    });
-    s.on("error", reject);
-  });
-}
-
-async function waitHttp(url, ms) {
-  const t0 = Date.now();
-  while (Date.now() - t0 < ms) {
-    const ok = await new Promise((resolve) => {
-      const req = http.get(url, (res) => {
-        res.resume();
-        resolve(res.statusCode && res.statusCode < 500);
-      });
-      req.on("error", () => resolve(false));
-      req.setTimeout(2000, () => {
-        req.destroy();
-        resolve(false);
-      });
-    });
-    if (ok) return true;
-    await sleep(250);
-  }
-  return false;
-}
-
-function freshDir(p) {
-  fs.rmSync(p, { recursive: true, force: true });
-  fs.mkdirSync(p, { recursive: true });
-  return p;
-}
 
 async function main() {
   for (const [what, p] of [["code-server", CODE_SERVER], ["vsix", VSIX], ["chromium", CHROMIUM], ["python", PYTHON]]) {
