@@ -414,7 +414,7 @@ async function main() {
     const nothing = await page.waitForFunction(() => {
       const msgs = [...document.querySelectorAll(".notifications-toasts .notification-list-item-message")]
         .map((e) => (e.textContent || "").replace(/\u00a0/g, " ").trim());
-      const m = msgs.find((t) => t.startsWith("dgcomplete: Repair syntax: "));
+      const m = msgs.find((t) => t.startsWith("dgcomplete: repairSyntax: ")); // the extension names the server command
       return m ? { m, others: msgs.filter((t) => t !== m) } : false;
     }, null, { timeout: 60000 }).then((h) => h.jsonValue()).catch(() => null);
     check("Repair syntax with nothing to repair says why", !!nothing, nothing);
