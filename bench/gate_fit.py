@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import math
 import time
 from pathlib import Path
 from typing import Any
@@ -102,8 +101,10 @@ def fit(rows: list[dict[str, Any]], l2: float = 1e-2, steps: int = 500) -> tuple
 
 
 def confidence(x: dict[str, float], weights: dict[str, float], bias: float) -> float:
-    z = bias + sum(w * x.get(k, 0.0) for k, w in weights.items())
-    return 1 / (1 + math.exp(-max(-50, min(50, z))))
+    """The gate's probability for fitted weights (the product's own formula, dgcomplete.gate.Gate)."""
+    from dgcomplete.gate import Gate
+
+    return Gate(weights, bias).probability(x)
 
 
 def evaluate(cases: list[dict[str, Any]], weights: dict[str, float], bias: float) -> dict[str, Any]:

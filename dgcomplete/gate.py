@@ -73,6 +73,9 @@ class Gate:
     def confidence(self, c: Candidate) -> float:
         if c.source == "warm":  # the rest of a suggestion being typed through keeps the confidence it had
             return float(c.features.get("prior", 0.0))
-        x = feature_vector(c)
+        return self.probability(feature_vector(c))
+
+    def probability(self, x: dict[str, float]) -> float:
+        """The logistic model on a feature vector (what bench.gate_fit fits and evaluates)."""
         z = self.bias + sum(w * x.get(k, 0.0) for k, w in self.weights.items())
         return 1.0 / (1.0 + math.exp(-max(-50.0, min(50.0, z))))

@@ -59,12 +59,13 @@ class WarmStart:
     middle: str  # the suggestion
     confidence: float | None = None  # the gate's estimate when it was shown
 
-    def rest(self, prefix: str) -> str | None:
-        """What is left of the suggestion after the user typed part of it (None: they typed something else)."""
+    def rest(self, prefix: str, *, same: bool = False) -> str | None:
+        """What is left of the suggestion after the user typed part of it (None: they typed something else;
+        with ``same``, also the whole suggestion when nothing was typed since)."""
         if not prefix.startswith(self.prefix):
             return None
         typed = prefix[len(self.prefix) :]
-        if typed and self.middle.startswith(typed) and len(self.middle) > len(typed):
+        if (typed or same) and self.middle.startswith(typed) and len(self.middle) > len(typed):
             return self.middle[len(typed) :]
         return None
 
@@ -233,11 +234,8 @@ class LocalInfiller:
         lengths = [n_free] * rows if has_fill else [n for n in LENGTH_SEARCH if n < n_free] + [n_free]
         g = torch.Generator().manual_seed(req.seed if req.seed is not None else int(time.time_ns() % 2**31))
 
-        warm_ids: list[int] | None = None
-        if warm is not None and req.prefix.startswith(warm.prefix):
-            typed_since = req.prefix[len(warm.prefix) :]
-            if warm.middle.startswith(typed_since) and len(warm.middle) > len(typed_since):
-                warm_ids = self.tok.encode(typed + warm.middle[len(typed_since) :])
+        rest = warm.rest(req.prefix, same=True) if warm is not None else None
+        warm_ids = self.tok.encode(typed + rest) if rest is not None else None
 
         canvas, free = cv.build_canvas(
             lengths, head, mode=self.mode, vocab_size=self.cfg.vocab_size, fill_id=self.tok.fill_id,
