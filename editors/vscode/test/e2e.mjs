@@ -14,23 +14,13 @@
 // Screenshots: .test-artifacts/vscode-ghost-text.png, .test-artifacts/vscode-code-actions.png
 // (UPDATE_SCREENSHOT=1 also copies the second to editors/vscode/code-actions.png; the README's ghost-text picture,
 // editors/vscode/screenshot.png, shows the shipped model instead of the memorizer: screenshot.mjs).
-import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import { chromium } from "playwright-core";
 
-import { freePort, freshDir, sleep, waitHttp } from "./util.mjs";
+import { ART, BASE_SETTINGS, CHROMIUM, CHROMIUM_ARGS, CODE_SERVER, env, freshRun, installVsix, MODEL, PYTHON, root, sleep,
+  startCodeServer, stopCodeServer, VSIX, waitHttp, writeUserSettings } from "./util.mjs";
 
-const here = path.dirname(fileURLToPath(import.meta.url));
-const root = path.resolve(here, "../../..");
-const env = (k, d) => (process.env[k] && process.env[k] !== "" ? process.env[k] : d);
-const CODE_SERVER = env("CODE_SERVER", path.join(root, "editors/.cache/code-server/node_modules/.bin/code-server"));
-const VSIX = env("VSIX", path.join(root, "editors/vscode/dgcomplete.vsix"));
-const CHROMIUM = env("CHROMIUM", "/usr/bin/chromium");
-const PYTHON = path.resolve(root, env("DG_PYTHON", ".venv/bin/python"));
-const MODEL = env("DG_MODEL", "");
-const ART = path.join(root, ".test-artifacts");
 const WORK = path.join(ART, "vscode");
 const SHOT = path.join(ART, "vscode-ghost-text.png");
 const ACTIONS_SHOT = path.join(ART, "vscode-code-actions.png");
@@ -83,52 +73,17 @@ async function main() {
   for (const [what, p] of [["code-server", CODE_SERVER], ["vsix", VSIX], ["chromium", CHROMIUM], ["python", PYTHON]]) {
     if (!fs.existsSync(p)) throw new Error(`${what} not found at ${p} (run make -C editors setup vsix)`);
   }
-  freshDir(WORK);
-  const userData = freshDir(path.join(WORK, "user-data"));
-  const extDir = freshDir(path.join(WORK, "extensions"));
-  const profile = freshDir(path.join(WORK, "chromium-profile"));
-  const ws = freshDir(path.join(WORK, "workspace"));
-  const xdg = freshDir(path.join(WORK, "xdg"));
-  const csEnv = {
-    ...process.env,
-    XDG_CONFIG_HOME: path.join(xdg, "config"),
-    XDG_DATA_HOME: path.join(xdg, "data"),
-    XDG_CACHE_HOME: path.join(xdg, "cache"),
-    // the daemon runs in the workspace folder: make the checkout's package importable from there
-    PYTHONPATH: [root, process.env.PYTHONPATH].filter(Boolean).join(path.delimiter),
-  };
-
-  // user settings: no telemetry, no update checks, nothing that pops up over the editor or steals Tab
-  const settings = {
-    "telemetry.telemetryLevel": "off",
-    "extensions.autoUpdate": false,
-    "extensions.autoCheckUpdates": false,
-    "extensions.ignoreRecommendations": true,
-    "update.mode": "none",
-    "workbench.enableExperiments": false,
-    "workbench.startupEditor": "none",
-    "workbench.tips.enabled": false,
-    "workbench.secondarySideBar.defaultVisibility": "hidden",
-    "chat.commandCenter.enabled": false,
-    "security.workspace.trust.enabled": false,
-    "git.enabled": false,
-    "npm.fetchOnlinePackageInfo": false,
-    "editor.quickSuggestions": { other: false, comments: false, strings: false },
-    "editor.suggestOnTriggerCharacters": false,
-    "editor.wordBasedSuggestions": "off",
+  const dirs = freshRun(WORK, root);
+  const { profile, ws } = dirs;
+  writeUserSettings(dirs, {
+    ...BASE_SETTINGS,
     "editor.autoClosingBrackets": "never",
     "editor.autoClosingQuotes": "never",
-    "editor.inlineSuggest.enabled": true,
-    "editor.minimap.enabled": false,
-    "files.trimTrailingWhitespace": false,
-    "files.insertFinalNewline": false,
     "dgcomplete.command": [PYTHON, "-m", "dgcomplete", "serve", "--log-file", path.join(WORK, "daemon.log")],
     "dgcomplete.modelPath": MODEL,
     "dgcomplete.maxLines": 4,
     "dgcomplete.statsIntervalSeconds": 5,
-  };
-  fs.mkdirSync(path.join(userData, "User"), { recursive: true });
-  fs.writeFileSync(path.join(userData, "User", "settings.json"), JSON.stringify(settings, null, 1));
+  });
 
   // a file the memorizer has seen (tests/helpers.py MEMO_TEXT); we type the start of a word it knows
   const original = 'def add(a, b):\n    return a + b\n\n\ndef greet(name):\n    message = "hello " + name\n' +
@@ -152,18 +107,10 @@ async function main() {
   const rwAfter = rwOriginal.slice(selEnd);
 
   log("installing", path.relative(root, VSIX));
-  const inst = execFileSync(CODE_SERVER, ["--user-data-dir", userData, "--extensions-dir", extDir, "--install-extension", VSIX],
-    { env: csEnv, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  const inst = installVsix(CODE_SERVER, VSIX, dirs);
   check("vsix installed", /successfully installed/i.test(inst), inst.trim().split("\n").pop());
 
-  const port = await freePort();
-  fs.writeFileSync(path.join(WORK, "code-server.yaml"), "");
-  const csLog = fs.openSync(path.join(WORK, "code-server.log"), "w");
-  const cs = spawn(CODE_SERVER, [
-    "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--user-data-dir", userData, "--extensions-dir", extDir,
-    "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust", "--disable-getting-started-override",
-    "--config", path.join(WORK, "code-server.yaml"), ws,
-  ], { env: csEnv, stdio: ["ignore", csLog, csLog], detached: true });
+  const { cs, port } = await startCodeServer(CODE_SERVER, WORK, dirs);
   let browser;
   try {
     check("code-server listening", await waitHttp(`http://127.0.0.1:${port}/healthz`, 60000), port);
@@ -172,8 +119,7 @@ async function main() {
       headless: true,
       viewport: { width: 1100, height: 620 },
       deviceScaleFactor: 1,
-      args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
+      args: CHROMIUM_ARGS,
     });
     const page = browser.pages()[0] ?? (await browser.newPage());
     page.setDefaultTimeout(60000);
@@ -433,9 +379,7 @@ async function main() {
     throw e;
   } finally {
     await browser?.close().catch(() => undefined);
-    try {
-      process.kill(-cs.pid, "SIGTERM");
-    } catch { /* gone already */ }
+    stopCodeServer(cs);
     fs.writeFileSync(path.join(WORK, "result.json"), JSON.stringify({ checks }, null, 1));
   }
 }

@@ -1,7 +1,10 @@
 // Helpers shared by the VS Code tests (e2e.mjs) and the README screenshot (screenshot.mjs).
+import { execFileSync, spawn } from "node:child_process";
 import fs from "node:fs";
 import http from "node:http";
 import net from "node:net";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -41,3 +44,95 @@ export function freshDir(p) {
   fs.mkdirSync(p, { recursive: true });
   return p;
 }
+
+// VS Code user settings both runs share: no telemetry, no update checks, nothing that pops up over the editor
+// or steals Tab, ghost text on; each run adds its own (dgcomplete.*, editor specifics)
+export const BASE_SETTINGS = {
+  "telemetry.telemetryLevel": "off",
+  "extensions.autoUpdate": false,
+  "extensions.autoCheckUpdates": false,
+  "extensions.ignoreRecommendations": true,
+  "update.mode": "none",
+  "workbench.enableExperiments": false,
+  "workbench.startupEditor": "none",
+  "workbench.tips.enabled": false,
+  "workbench.secondarySideBar.defaultVisibility": "hidden",
+  "chat.commandCenter.enabled": false,
+  "security.workspace.trust.enabled": false,
+  "git.enabled": false,
+  "npm.fetchOnlinePackageInfo": false,
+  "editor.quickSuggestions": { other: false, comments: false, strings: false },
+  "editor.suggestOnTriggerCharacters": false,
+  "editor.wordBasedSuggestions": "off",
+  "editor.inlineSuggest.enabled": true,
+  "editor.minimap.enabled": false,
+  "files.trimTrailingWhitespace": false,
+  "files.insertFinalNewline": false,
+};
+
+// Chromium as the machine allows it (no sandbox as root, no network chatter against the closed network)
+export const CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+  "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"];
+
+// Fresh folders under `work` for one run, and code-server's environment (the checkout importable: the daemon
+// runs in the workspace folder)
+export function freshRun(work, root) {
+  freshDir(work);
+  const dirs = {
+    userData: freshDir(path.join(work, "user-data")),
+    extDir: freshDir(path.join(work, "extensions")),
+    profile: freshDir(path.join(work, "chromium-profile")),
+    ws: freshDir(path.join(work, "workspace")),
+  };
+  const xdg = freshDir(path.join(work, "xdg"));
+  dirs.env = {
+    ...process.env,
+    XDG_CONFIG_HOME: path.join(xdg, "config"),
+    XDG_DATA_HOME: path.join(xdg, "data"),
+    XDG_CACHE_HOME: path.join(xdg, "cache"),
+    PYTHONPATH: [root, process.env.PYTHONPATH].filter(Boolean).join(path.delimiter),
+  };
+  return dirs;
+}
+
+export function writeUserSettings(dirs, settings) {
+  fs.mkdirSync(path.join(dirs.userData, "User"), { recursive: true });
+  fs.writeFileSync(path.join(dirs.userData, "User", "settings.json"), JSON.stringify(settings, null, 1));
+}
+
+// code-server's own output of installing the extension (the caller decides whether it says "successfully")
+export function installVsix(codeServer, vsix, dirs) {
+  return execFileSync(codeServer, ["--user-data-dir", dirs.userData, "--extensions-dir", dirs.extDir,
+    "--install-extension", vsix], { env: dirs.env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+}
+
+// code-server on a free loopback port, its log in `work`; returns the process (own process group) and the port
+export async function startCodeServer(codeServer, work, dirs) {
+  const port = await freePort();
+  fs.writeFileSync(path.join(work, "code-server.yaml"), "");
+  const csLog = fs.openSync(path.join(work, "code-server.log"), "w");
+  const cs = spawn(codeServer, [
+    "--auth", "none", "--bind-addr", `127.0.0.1:${port}`, "--user-data-dir", dirs.userData, "--extensions-dir",
+    dirs.extDir, "--disable-telemetry", "--disable-update-check", "--disable-workspace-trust",
+    "--disable-getting-started-override", "--config", path.join(work, "code-server.yaml"), dirs.ws,
+  ], { env: dirs.env, stdio: ["ignore", csLog, csLog], detached: true });
+  return { cs, port };
+}
+
+export function stopCodeServer(cs) {
+  try {
+    process.kill(-cs.pid, "SIGTERM");
+  } catch { /* gone already */ }
+}
+
+// Where things are (the checkout, code-server, the .vsix, Chromium, the venv's Python, DG_MODEL), from the
+// environment the editors Makefile sets, with the checkout's defaults
+const env0 = (k, d) => (process.env[k] && process.env[k] !== "" ? process.env[k] : d);
+export const env = env0;
+export const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "../../..");
+export const CODE_SERVER = env0("CODE_SERVER", path.join(root, "editors/.cache/code-server/node_modules/.bin/code-server"));
+export const VSIX = env0("VSIX", path.join(root, "editors/vscode/dgcomplete.vsix"));
+export const CHROMIUM = env0("CHROMIUM", "/usr/bin/chromium");
+export const PYTHON = path.resolve(root, env0("DG_PYTHON", ".venv/bin/python"));
+export const MODEL = env0("DG_MODEL", "");
+export const ART = path.join(root, ".test-artifacts");
