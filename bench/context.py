@@ -170,9 +170,17 @@ def _uri(case_id: str, fid: str) -> str:
     return f"file:///heldout/{case_id}/{fid.replace('@', '')}"
 
 
+TRIGGERS = {"automatic": lsp.InlineCompletionTriggerKind.Automatic, "invoked": lsp.InlineCompletionTriggerKind.Invoked}
+
+
 async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dict[str, Any]],
-                    tokenizer: Any = None, variant: str = "default") -> list[dict[str, Any]]:
-    """Play every case through the daemon; one record per request."""
+                    tokenizer: Any = None, variant: str = "default", trigger: str = "automatic",
+                    ) -> list[dict[str, Any]]:
+    """Play every case through the daemon; one record per request.
+
+    ``trigger``: ``automatic`` (as typing asks: one item, gated) or ``invoked`` (the user asked: several items,
+    no gate); the first item is scored either way, and ``any_exact`` says whether any item was right.
+    """
     files = data["files"]
     client = daemon.client
     out = []
@@ -192,12 +200,12 @@ async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dic
             uri=uri, language_id=lang, version=1, text=doc)))
         opened.append(uri)
         params = lsp.InlineCompletionParams(
-            context=lsp.InlineCompletionContext(trigger_kind=lsp.InlineCompletionTriggerKind.Automatic),
+            context=lsp.InlineCompletionContext(trigger_kind=TRIGGERS[trigger]),
             text_document=lsp.TextDocumentIdentifier(uri), position=pos_at(doc, cursor))
         rec: dict[str, Any] = {"id": case["id"], "variant": variant, "package": files[case["file"]]["package"],
                                "lang": lang, "family": family(lang), "kind": case["kind"],
                                "expected": case["expected"], "shown": False, "text": "", "exact": False,
-                               "parses": None, "error": ""}
+                               "parses": None, "error": "", "items": 0, "any_exact": False}
         t0 = time.perf_counter()
         try:
             res = await asyncio.wait_for(client.text_document_inline_completion_async(params), REQUEST_TIMEOUT_S)
@@ -217,7 +225,9 @@ async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dic
         if items:
             text, start, end, insert = shown_text(doc, cursor, items[0])
             rec.update(shown=True, text=text, exact=first_line(text) == first_line(case["expected"]),
-                       parses=parses_after(doc, lang, start, end, insert))
+                       parses=parses_after(doc, lang, start, end, insert), items=len(items),
+                       any_exact=any(first_line(shown_text(doc, cursor, it)[0]) == first_line(case["expected"])
+                                     for it in items))
         conf = last.get("confidence")
         rec["confidence"] = float(conf) if isinstance(conf, (int, float)) else None
         rec["source"] = last.get("source") if isinstance(last.get("source"), str) else None
@@ -258,6 +268,7 @@ def metrics(recs: list[dict[str, Any]]) -> dict[str, Any]:
         "n": n,
         "exact": rnd(exact / n) if n else None,
         "exact_count": exact,
+        "any_exact": rnd(sum(bool(r.get("any_exact")) for r in recs) / n) if n else None,
         "shown": rnd(len(shown) / n) if n else None,
         "shown_count": len(shown),
         "precision": rnd(exact / len(shown)) if shown else None,
@@ -385,7 +396,7 @@ def pick_cases(data: dict[str, Any], n: int | None) -> list[dict[str, Any]]:
 
 async def run_variants(model: Path, data: dict[str, Any], cases: list[dict[str, Any]],
                        variants: dict[str, dict[str, Any]], threads: int | None, tokenizer: Any,
-                       ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+                       trigger: str = "automatic") -> tuple[dict[str, Any], list[dict[str, Any]]]:
     out: dict[str, Any] = {}
     every: list[dict[str, Any]] = []
     log_dir = Path(tempfile.mkdtemp(prefix="dgcontext-"))
@@ -394,7 +405,7 @@ async def run_variants(model: Path, data: dict[str, Any], cases: list[dict[str, 
         t = Timer()
         await d.start()
         try:
-            recs = await run_cases(d, data, cases, tokenizer, name)
+            recs = await run_cases(d, data, cases, tokenizer, name, trigger)
             peak = d.peak_rss_mb()
         finally:
             unknown = d.unknown_settings()
@@ -434,6 +445,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--threads", type=int)
     ap.add_argument("--set", action="append", default=[], metavar="KEY=JSON", help="an initialization option")
     ap.add_argument("--ablate", nargs="*", metavar="NAME", help="run these ABLATIONS variants (none named: all)")
+    ap.add_argument("--trigger", default="automatic", choices=tuple(TRIGGERS),
+                    help="automatic: as typing asks (one gated item); invoked: as the user asks (several, no gate)")
     ap.add_argument("--dump", help="per-request JSONL")
     ap.add_argument("--out", help=f"write the JSON report here (e.g. {display_path(RESULTS / 'context.json')})")
     ap.add_argument("--note", help="a note stored with the results (e.g. which engine ran)")
@@ -463,7 +476,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             raise SystemExit(f"bench.context: unknown variants {missing}; known: {list(ABLATIONS)}")
         variants = {n: {**base, **ABLATIONS[n]} for n in names}
     t = Timer()
-    res_variants, recs = asyncio.run(run_variants(model, data, cases, variants, a.threads, loaded.tokenizer))
+    res_variants, recs = asyncio.run(run_variants(model, data, cases, variants, a.threads, loaded.tokenizer,
+                                                                a.trigger))
     if a.dump:
         Path(a.dump).parent.mkdir(parents=True, exist_ok=True)
         Path(a.dump).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs))
@@ -475,7 +489,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "seed": data.get("seed"),
         "n": len(cases),
         "packages": [{k: p[k] for k in ("name", "version", "license", "lang", "split")} for p in data["packages"]],
-        "settings": {"set": base, "threads": a.threads, "trigger": "Automatic", "warmup_requests": 1,
+        "settings": {"set": base, "threads": a.threads, "trigger": a.trigger, "warmup_requests": 1,
                      "request_timeout_s": REQUEST_TIMEOUT_S, "exact_rule": "first line of the shown text after "
                      "the typed part, stripped, equals the expected first line stripped; rate over all requests"},
         "model": model_info(loaded),

@@ -40,7 +40,9 @@ async def collect(model: Path, split: str, n: int | None, threads: int, settings
     loaded = load_model(model)
     eng = Engine(loaded, threads=threads)
     await eng.start()
-    eng.settings.update({"min_confidence": 0.0, **settings})
+    _, errors = eng.settings.update({"min_confidence": 0.0, **settings})
+    if errors:
+        raise SystemExit("bench.gate_fit: " + "; ".join(errors))
     data = heldout.load(split)
     files, cases = data["files"], data["cases"]
     if n:

@@ -114,7 +114,7 @@ class Runner:
         self.engine = Engine(self.loaded, threads=threads)
         # the suites score the best candidate the engine has (what an Invoked request shows); what the
         # show/hide gate lets through on its own is measured on held-out code by bench.context
-        self.engine.settings["min_confidence"] = 0.0
+        self.engine.settings.min_confidence = 0.0
         self.tok = self.loaded.tokenizer
         self.n = 0
 
@@ -138,7 +138,7 @@ class Runner:
             s = self.engine.session(uri)
             st = self.engine.settings
             plan = syntax.plan_span(t.document, t.offset, s.lang, s.doc.tree,
-                                    max_lines=int(st["max_lines"]), max_tokens=int(st["max_tokens"]))
+                                    max_lines=st.max_lines, max_tokens=st.max_tokens)
             if plan.kind == SpanKind.NONE:
                 plan = SpanPlan(SpanKind.LINE, 1, 32, reason="oracle fallback")
             plan.max_tokens = max(1, len(self.tok.encode(t.truth)))
@@ -159,8 +159,8 @@ class Runner:
         from dgcomplete.types import InfillRequest, SpanKind, SpanPlan
 
         st = self.engine.settings
-        plan = syntax.plan_span(t.document, t.offset, t.language, max_lines=int(st["max_lines"]),
-                                max_tokens=int(st["max_tokens"]))
+        plan = syntax.plan_span(t.document, t.offset, t.language, max_lines=st.max_lines,
+                                max_tokens=st.max_tokens)
         if plan.kind == SpanKind.NONE:
             plan = SpanPlan(SpanKind.LINE, 1, 32, reason="ar fallback")
         if t.single_line:

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+import attrs
 import torch
 
 from . import edit as edits
@@ -145,9 +146,7 @@ class Engine:
         self._pending = 0
         self._recent: OrderedDict[str, None] = OrderedDict()  # doc keys with a resident prefix cache, LRU order
         self.load_error: str | None = None
-        self.settings: dict[str, Any] = {"max_lines": 8, "max_tokens": 48, "enabled_languages": None,
-                                         "min_confidence": None, "context_sources": None,
-                                         "steps": None}
+        self.settings = Settings()  # the session's values (configure() replaces them); defaults until then
         self.context = ContextIndex()
         self.gate = Gate.load(loaded.path if loaded is not None else None)
 
@@ -186,7 +185,7 @@ class Engine:
     @property
     def min_confidence(self) -> float:
         """The gate's threshold: the session's ``minConfidence``, else the one shipped with the model's gate."""
-        v = self.settings.get("min_confidence")
+        v = self.settings.min_confidence
         return self.gate.threshold if v is None else float(v)
 
     def configure(self, st: Settings) -> list[str]:
@@ -195,8 +194,7 @@ class Engine:
         Live: span sizes, languages, the gate, context sources, syntax renoising, the step budget (per
         request, so per session), remote fallback; threads (model-wide) when this engine owns the model.
         """
-        self.settings.update(max_lines=st.max_lines, max_tokens=st.max_tokens, enabled_languages=st.enabled_languages,
-                             min_confidence=st.min_confidence, context_sources=st.context_sources, steps=st.steps)
+        self.settings = attrs.evolve(st)  # a copy: the server's object keeps changing with the editor's
         self.syntax_renoise = st.syntax_renoise
         self.fallback_to_local = st.fallback_to_local
         refused = []
@@ -214,7 +212,7 @@ class Engine:
         caches (keyed by URI and checked token by token, so sharing one is only a cache miss, never a wrong
         answer); its own documents, settings and requests in flight. Two sessions never see each other's text."""
         v = copy.copy(self)
-        v.sessions, v.settings, v._pending, v._base = {}, dict(self.settings), 0, self
+        v.sessions, v.settings, v._pending, v._base = {}, attrs.evolve(self.settings), 0, self
         v.context = ContextIndex()  # retrieval sees this session's documents only
         return v
 
@@ -327,13 +325,13 @@ class Engine:
         offset = max(0, min(offset, len(text)))
         if len(text) > MAX_DOCUMENT_CHARS:
             return Completion([], offset, offset, version, None, reason="document too large to complete")
-        enabled = self.settings.get("enabled_languages")
+        enabled = self.settings.enabled_languages
         if enabled is not None and (s.lang or "plaintext") not in enabled:
             return Completion([], offset, offset, version, None, reason=f"completion disabled for {s.lang}")
         t0 = time.perf_counter()
         plan = syntax.plan_span(text, offset, s.lang, s.doc.tree,
-                                max_lines=max_lines or int(self.settings["max_lines"]),
-                                max_tokens=int(self.settings["max_tokens"]))
+                                max_lines=max_lines or self.settings.max_lines,
+                                max_tokens=self.settings.max_tokens)
         if single_line and plan.max_lines > 1:
             plan = SpanPlan(SpanKind.REST_OF_LINE, 1, min(plan.max_tokens, 32), plan.indent, plan.reason)
         t_plan = time.perf_counter()
@@ -341,8 +339,8 @@ class Engine:
             return Completion([], offset, offset, version, plan, {"plan": plan.kind.value}, reason=plan.reason)
         req = InfillRequest(text[:offset], text[offset:], plan, s.lang, n=n, seed=seed, doc_key=uri, version=version,
                             drafts=self._drafts(s, text, offset),
-                            sample="diffusion" in (self.settings.get("context_sources") or CONTEXT_SOURCES),
-                            max_steps=self.settings.get("steps"))
+                            sample="diffusion" in (self.settings.context_sources or CONTEXT_SOURCES),
+                            max_steps=self.settings.steps)
         token = cancel or CancelToken()
         if s.inflight is not None and s.inflight is not token:
             s.inflight.cancel("superseded")  # Neovim does not cancel its previous request; we do
@@ -388,7 +386,7 @@ class Engine:
 
     def _drafts(self, s: Session, text: str, offset: int) -> list[Candidate]:
         """Retrieved lines for the model to score beside its samples (the enabled sources only)."""
-        sources = self.settings.get("context_sources") or CONTEXT_SOURCES
+        sources = self.settings.context_sources or CONTEXT_SOURCES
         if self.local is None:
             return []
         self.context.touch(s.uri)

@@ -341,7 +341,11 @@ def make_server(model_path: str | None = None, *, threads: int | None = None, re
             out["threads"] = ls.engine.threads
             out["model"] = ls.engine.loaded.name if ls.engine.loaded else None
             e = ls.engine
-            out["engine"] = {**e.settings, "syntax_renoise": e.syntax_renoise, "fallback_to_local": e.fallback_to_local,
+            # what the engine applies (not the whole settings: ``remote`` may hold an API key)
+            st = e.settings
+            out["engine"] = {"max_lines": st.max_lines, "max_tokens": st.max_tokens,
+                             "enabled_languages": st.enabled_languages, "min_confidence": st.min_confidence,
+                             "context_sources": st.context_sources, "steps": st.steps, "syntax_renoise": e.syntax_renoise, "fallback_to_local": e.fallback_to_local,
                              "backend": "openai" if e.remote is not None else "local",
                              "gate": e.gate.fitted_on}
         return out

@@ -170,7 +170,7 @@ def test_gate_hides_below_min_confidence(tiny_mask_model, floor, shown):
     from dgcomplete.model import load_model
 
     eng = Engine(load_model(tiny_mask_model), threads=1)
-    eng.settings["min_confidence"] = floor
+    eng.settings.min_confidence = floor
     text = "def f(a):\n    return a + 1\n\n\ndef g(a):\n    return \n"
     eng.open("file:///g.py", text, 1, "python")
 
@@ -196,7 +196,7 @@ def test_typing_through_keeps_the_suggestion(tiny_mask_model):
     uri = "file:///w.py"
     eng.open(uri, text, 1, "python")
     off = text.rindex("return ") + 7
-    eng.settings.update(min_confidence=0.0, context_sources=["document"])  # retrieval only: "a + 1" on top
+    eng.settings.update({"min_confidence": 0.0, "context_sources": ["document"]})  # retrieval only: "a + 1" on top
 
     async def at(o: int):
         return await eng.complete(uri, o, seed=0)
@@ -204,7 +204,7 @@ def test_typing_through_keeps_the_suggestion(tiny_mask_model):
     first = asyncio.run(at(off))
     shown = first.items[0]
     assert shown.text == "a + 1"
-    eng.settings["min_confidence"] = (shown.confidence or 0.0) - 1e-6  # the gate lets exactly this one through
+    eng.settings.min_confidence = (shown.confidence or 0.0) - 1e-6  # the gate lets exactly this one through
     typed = shown.text[:1]
     eng.change(uri, 2, [((5, 11, 5, 11), typed)])
     nxt = asyncio.run(at(off + 1))

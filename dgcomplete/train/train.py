@@ -417,6 +417,10 @@ def main(argv: list[str] | None = None) -> None:
         batches = StepStream(train_texts or [], tok, args.prefix, args.batch, args.seed * 1000 + meta["step"],
                              shards if args.watch else None)
     torch.manual_seed(args.seed * 7919 + meta["step"])
+    if meta["step"] == 0 and args.init_from:  # the starting point on the same dev batches: what the run gains
+        ev = evaluate(model, dev, objective)
+        meta.setdefault("dev", []).append({"step": 0, "min": 0.0, **ev})
+        print(f"DEV step 0: dec={ev['dec']:.3f} lm={ev['lm']:.3f} acc_real={ev['acc_real']:.3f}", flush=True)
     budget = args.minutes * 60
     by_steps = args.max_steps > 0 and args.minutes <= 0  # equal-token comparisons: the schedule runs on steps
     last_save = last_snap = time.time()
