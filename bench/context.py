@@ -1,7 +1,8 @@
 """Completion quality on held-out real code, measured through the real daemon over LSP (issue #16, item 7).
 
 Each case of :mod:`bench.heldout` is played the way an editor would: ``didOpen`` the case's other open
-documents, then the case document, an Automatic ``textDocument/inlineCompletion`` at the cursor, then
+documents, then the case document, an Automatic (or, with ``--trigger invoked``, an Invoked)
+``textDocument/inlineCompletion`` at the cursor, then
 ``dgcomplete.stats`` for the engine's own account of the request (``last``), then ``didClose`` everything.
 One daemon serves all cases of a variant, so indexes and caches behave as in a session.
 
@@ -21,6 +22,7 @@ Reported, over all requests and by language family (python / js) and kind (whole
   verbatim above the cursor).
 
     python -m bench.context [--split dev|test] [--n N] [--model DIR] [--threads N] [--set key=JSON ...]
+                            [--trigger automatic|invoked]
                             [--ablate [NAME ...]] [--dump FILE.jsonl] [--out bench/results/context.json]
     python -m bench.context --curve FILE.jsonl [--variant NAME] [--target 0.5] [--plot bench/results/context_gate.png]
 

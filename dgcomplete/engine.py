@@ -337,8 +337,13 @@ class Engine:
         t_plan = time.perf_counter()
         if plan.kind == SpanKind.NONE:
             return Completion([], offset, offset, version, plan, {"plan": plan.kind.value}, reason=plan.reason)
-        req = InfillRequest(text[:offset], text[offset:], plan, s.lang, n=n, seed=seed, doc_key=uri, version=version,
-                            drafts=self._drafts(s, text, offset),
+        drafts = self._drafts(s, text, offset)
+        # the local model's alternatives are the file's drafts when it has some: its extra (Gumbel-sampled)
+        # rows lost the top item to them on the dev split and added no right answer
+        # (bench/results/invoked_rows_ab.json); a remote backend is asked for n
+        rows = 1 if drafts and self.remote is None else n
+        req = InfillRequest(text[:offset], text[offset:], plan, s.lang, n=rows, seed=seed, doc_key=uri, version=version,
+                            drafts=drafts,
                             sample="diffusion" in (self.settings.context_sources or CONTEXT_SOURCES),
                             max_steps=self.settings.steps)
         token = cancel or CancelToken()
@@ -373,7 +378,7 @@ class Engine:
             "syntax_ms": round((t_plan - t0 + t_post - t_inf) * 1e3, 2),
             "engine_ms": round((t_post - t0) * 1e3, 2), "candidates": len(result.candidates),
             "returned": len(items), **{f"dropped_{k}": v for k, v in drops.items()},
-            "drafts": len(req.drafts),
+            "drafts": len(req.drafts), "rows": req.n,
         })
         if top is not None:
             stats.update({"confidence": round(top.confidence or 0.0, 4), "source": top.source,

@@ -262,3 +262,26 @@ def test_a_model_trained_to_score_the_end_decodes_and_scores_so(tiny_mask_model,
     (d / "config.json").write_text(json.dumps(cfg))
     with pytest.raises(Exception, match="length_target"):
         load_model(d)
+
+
+def test_invoked_alternatives_come_from_the_file_when_it_has_some(tiny_mask_model):
+    """An Invoked request (several items) decodes one local row when the file gives drafts, else n rows."""
+    from dgcomplete.engine import Engine
+    from dgcomplete.model import load_model
+
+    eng = Engine(load_model(tiny_mask_model), threads=1)
+    eng.settings.min_confidence = 0.0
+    with_drafts = "def f(a):\n    return a + 1\n\n\ndef g(a):\n    return \n"
+    bare = "def g(a):\n    return \n"
+    eng.open("file:///d.py", with_drafts, 1, "python")
+    eng.open("file:///b.py", bare, 1, "python")
+
+    async def go(uri: str, text: str):
+        return await eng.complete(uri, text.rindex("return ") + 7, n=3, seed=0)
+
+    drafted = asyncio.run(go("file:///d.py", with_drafts))
+    assert drafted.stats["drafts"] >= 1 and drafted.stats["rows"] == 1
+    assert "a + 1" in [c.text for c in drafted.items]  # the draft is one of the items offered
+    eng.context.close("file:///d.py")  # nothing to retrieve from: the model's own rows are the alternatives
+    alone = asyncio.run(go("file:///b.py", bare))
+    assert alone.stats["drafts"] == 0 and alone.stats["rows"] == 3
