@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 HOST   ?= 127.0.0.1
 PORT   ?= 2087
 
-.PHONY: setup serve test test-slow test-editors lint bench reliability train gpu-bundle corpus tokenizer clean vsix
+.PHONY: setup serve test test-slow test-editors lint bench reliability train train-continue gpu-bundle corpus tokenizer clean vsix
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || python3 -m venv $(VENV)
@@ -55,6 +55,16 @@ train: setup
 	$(PY) -m dgcomplete.train.train --corpus data/corpus --tokenizer data/tokenizer.json --run runs/base \
 		--mode mask --d 256 --layers 6 --heads 4 --ff 768 --prefix 384 --minutes 180 --threads 2 \
 		--optimizer muon --lr 1.5e-3 --muon-lr 0.02 --t-min 0.1
+
+## Continue the shipped model on this CPU when no GPU is lent (bench/results/cpu_continuation.json): resumable
+## (run it again after an interruption), dev losses first and every 100 steps, fp16 snapshots in runs/cpu/snap
+## every 10 minutes; ship a snapshot only when the dev split and the suites improve (MODEL_CARD.md)
+train-continue: setup
+	nice -n 10 $(PY) -m dgcomplete.train.train --corpus data/corpus --tokenizer dgcomplete/models/dg-code-tiny/tokenizer.json \
+		--run runs/cpu --init-from dgcomplete/models/dg-code-tiny --mode mask --d 256 --layers 6 --heads 4 --ff 768 \
+		--prefix 384 --batch 32 --lr 4e-4 --warmup 20 --decay-frac 0.4 --minutes 95 --threads 1 --lm-weight 0.5 \
+		--save-every 5 --eval-every 100 --snapshots runs/cpu/snap --export-every 10 --export-fp16 \
+		--metrics runs/cpu/metrics.jsonl
 
 # the corpus as xz shards (one per device call) + tokenizer + gpu/run.sh (start / feed / finish) + gpu/README
 # (the exact device calls) for the one training run on a lent GPU machine (dgcomplete/train/bundle.py)
