@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 HOST   ?= 127.0.0.1
 PORT   ?= 2087
 
-.PHONY: setup serve test test-slow test-editors lint bench reliability train train-continue gpu-bundle corpus tokenizer clean vsix
+.PHONY: setup serve test test-slow test-editors lint bench reliability train train-continue gpu-bundle corpus corpus-large tokenizer clean vsix
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || python3 -m venv $(VENV)
@@ -44,6 +44,12 @@ vsix:
 
 corpus: setup
 	$(PY) -m dgcomplete.train.corpus --out data/corpus
+
+# tier 3, the large corpus (>= 1.2 GB: tier 2 plus dgcomplete/train/corpus_tier3.py, larger per-language caps);
+# writes data/corpus_large and its manifest dgcomplete/train/corpus_manifest_large.json (the shipped model's
+# corpus_manifest.json is left alone). C and Java need a deb-src line for bookworm in the apt sources.
+corpus-large: setup
+	nice -n 19 $(PY) -m dgcomplete.train.corpus --tier 3 --out data/corpus_large --cache data/cache
 
 tokenizer: setup
 	$(PY) -m dgcomplete.train.tokenizer --corpus data/corpus --vocab-size 8192 --out data/tokenizer.json

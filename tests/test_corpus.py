@@ -14,6 +14,7 @@ import warnings
 import pytest
 import torch
 
+from dgcomplete.train import corpus
 from dgcomplete.train.corpus import CorpusFilter, classify_license, quality_reason
 from dgcomplete.train.decontam import Decontaminator
 from dgcomplete.train.tokenizer import SPECIAL_TOKENS, train_tokenizer
@@ -140,6 +141,76 @@ def test_license_classification():
     assert not classify_license("")[0]
 
 
+# Evaluation-only packages: the reserved list of ../shared/data/README.md and our held-out benchmark.
+RESERVED = ("tomlkit", "jsonschema", "python-dateutil", "luxon", "immer")
+
+
+def test_refused_list_covers_reserved_and_heldout_packages():
+    from bench.heldout import PACKAGES
+
+    for name in (*RESERVED, *(p.name for p in PACKAGES)):
+        assert name in corpus.REFUSED_PACKAGES, name
+        assert corpus.refused_package(name) == name
+
+
+def test_no_refused_package_is_a_source():
+    """Fails as soon as an evaluation-only package (any spelling, any version) is pinned in any tier."""
+    sources = corpus.all_sources(3)
+    assert len(sources) > len(corpus.all_sources(2)) > len(corpus.all_sources(1))
+    bad = [f"{s.kind}:{s.name}=={s.version}" for s in sources if corpus.refused_package(s.name)]
+    assert not bad, f"evaluation-only packages pinned as corpus sources: {bad}"
+
+
+def test_refused_names_in_every_spelling():
+    for name, want in (
+        ("tomlkit", "tomlkit"),
+        ("TomlKit", "tomlkit"),
+        ("python_dateutil", "python-dateutil"),
+        ("python3-dateutil", "python-dateutil"),  # Debian's binary package
+        ("python-jsonschema", "jsonschema"),  # Debian's source package
+        ("node-js-yaml", "js-yaml"),
+        ("node-postcss", "postcss"),
+        ("@tanstack/query-core", "@tanstack/query-core"),
+        ("node-tanstack-query-core", "@tanstack/query-core"),
+        ("python3-cattr", "cattrs"),
+        ("sortedcontainers", "sortedcontainers"),
+        ("qs", "qs"),
+    ):
+        assert corpus.refused_package(name) == want, name
+    # other projects that merely share a word are not refused
+    for name in ("pytest", "golang-github-xeipuuv-gojsonschema-dev", "librust-chrono-humanize-dev", "qs-lite",
+                 "postcss-value-parser", "django"):
+        assert corpus.refused_package(name) is None, name
+
+
+def test_build_refuses_an_evaluation_only_source(tmp_path):
+    """Given as a source, a refused package is never fetched, and its manifest entry says why."""
+    cache = tmp_path / "cache"
+    srcs = [corpus.Source("pypi", "tomlkit", "0.13.2", "MIT", 3, "wheel"),
+            corpus.Source("npm", "js-yaml", "4.1.0", "MIT", 2),
+            corpus.Source("debian", "python3-dateutil", "bookworm", "BSD", 3, "deb")]
+    for src in srcs:
+        with pytest.raises(corpus.RefusedSource):
+            corpus.fetch(src, cache)
+    logs: list[str] = []
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        m = corpus.build(tmp_path / "out", cache, tier=3, eval_dir=str(tmp_path / "no-eval"), manifest_path=None,
+                         sources=srcs, log=logs.append)
+    assert [e["status"] for e in m["sources"]] == ["refused_eval_only"] * 3
+    assert sum("REFUSED" in line for line in logs) == 3
+    assert m["totals"]["files"] == 0 and not cache.exists()
+
+
+def test_tier3_cli_keeps_the_shipped_manifest():
+    assert corpus.lang_caps(2) is corpus.DEFAULT_LANG_CAP_MB and corpus.lang_caps(3) is corpus.TIER3_LANG_CAP_MB
+    assert sum(corpus.TIER3_LANG_CAP_MB.values()) >= 1200
+    assert max(corpus.TIER3_LANG_CAP_MB, key=corpus.TIER3_LANG_CAP_MB.get) == "python"
+    assert {s.tier for s in corpus.all_sources(3, only_tier=True)} == {3}
+    with pytest.raises(SystemExit):
+        corpus.main(["--tier", "3", "--manifest", str(corpus.MANIFEST_PATH), "--fetch-only"])
+
+
 TRICKY = [
     "def f(x):\n\treturn x\r\n",
     "    indented\n        more\n\n\n",
@@ -243,3 +314,18 @@ def test_gpu_bundle_trains_resumes_and_exports_shards(tmp_path):
     other = DiffusionGemma(train.small_config(loaded.config.vocab_size, d=32, layers=3, heads=2, ff=64, mode="mask"))
     with pytest.raises(SystemExit, match="not this run's shape"):
         train.init_weights_from(other, tmp_path / "model")
+
+
+def test_heldout_guard_drops_copies_of_benchmark_files():
+    """Tier 3 drops a file pasted from a held-out benchmark file (another package vendoring it), not one that
+    only shares boilerplate; tiers 1-2 build without the guard."""
+    bench_file = _py_file(50)
+    header = "# Licensed under the Apache License, Version 2.0 (the 'License'); you may not use this file except\n"
+    guard = corpus.HeldoutGuard([header + bench_file, header + _py_file(51), header + _py_file(52)])
+    f = CorpusFilter(decontam=None, heldout=guard)
+    assert _keep(f, "vendored/hooks.py", "# vendored\n" + bench_file + _py_file(53)) == "heldout_overlap"
+    rng = random.Random(54)
+    own = "\n".join(f"def f_{rng.getrandbits(40):x}(a, b):\n    return a * {rng.randint(2, 99)} - b\n" for _ in range(30))
+    assert _keep(f, "own.py", header + own) is None
+    assert guard.dropped == 1
+    assert corpus.HeldoutGuard.from_dir().n_files > 0  # the committed held-out sets

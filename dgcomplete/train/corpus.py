@@ -1,6 +1,8 @@
 """Reproducible, licensed, deduplicated code corpus builder.
 
     python -m dgcomplete.train.corpus --out data/corpus [--tier 2] [--cache data/cache]
+    python -m dgcomplete.train.corpus --tier 3        # the large corpus: data/corpus_large,
+                                                      # manifest corpus_manifest_large.json
 
 Sources (all pinned, all permissively licensed, licenses verified from package metadata):
 
@@ -17,6 +19,11 @@ exact de-duplication (hash of whitespace-normalized text) and near de-duplicatio
 (MinHash over 5-token shingles, LSH, Jaccard > 0.85).  Output: ``OUT/{lang}.jsonl``
 with one ``{"text", "lang", "source", "path"}`` object per line, plus the committed
 manifest ``dgcomplete/train/corpus_manifest.json``.  Downloads are cached (``data/cache``).
+
+Tiers: 1 = phase 1 (fast start), 2 = the shipped model's corpus (~300 MB, ``DEFAULT_LANG_CAP_MB``,
+``corpus_manifest.json``), 3 = tier 2 plus the pinned sources of ``corpus_tier3.py`` under the larger
+``TIER3_LANG_CAP_MB`` (>= 1.2 GB, ``corpus_manifest_large.json``).  Packages reserved for evaluation
+(``REFUSED_PACKAGES``) are refused by name in every tier, whatever the version.
 """
 
 from __future__ import annotations
@@ -47,6 +54,7 @@ from .decontam import Decontaminator, ngram_hashes, token_hashes
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MANIFEST_PATH = Path(__file__).resolve().parent / "corpus_manifest.json"
+MANIFEST_LARGE_PATH = Path(__file__).resolve().parent / "corpus_manifest_large.json"
 
 EXT_LANG = {
     ".py": "python",
@@ -98,7 +106,119 @@ GENERATED_RE = re.compile(
 )
 
 # ---------------------------------------------------------------------------------------------
-# Pinned sources.  tier 1 = phase 1 (fast start), tier 2 = everything.
+# Evaluation-only packages: never in any corpus, any tier, any version (refused by name).
+# The reserved list of ../shared/data/README.md (an external check on real code) and the packages of our
+# own held-out benchmark (bench/heldout.py PACKAGES).
+REFUSED_PACKAGES: tuple[str, ...] = (
+    # reserved (shared/data/README.md): PyPI
+    "tomlkit",
+    "jsonschema",
+    "python-dateutil",
+    # reserved: npm
+    "luxon",
+    "immer",
+    # held-out benchmark (bench/heldout.py): PyPI
+    "humanize",
+    "tenacity",
+    "wrapt",
+    "sortedcontainers",
+    "cachetools",
+    "cattrs",
+    # held-out benchmark: npm
+    "js-yaml",
+    "cac",
+    "qs",
+    "@tanstack/query-core",
+    "postcss",
+    "prosemirror-model",
+)
+# Distribution names that carry the same code under another name (Debian's python3-*/node-*/librust-*-dev,
+# the import name of python-dateutil, Debian's python3-cattr for cattrs).
+_REFUSED_ALIASES = {"dateutil": "python-dateutil", "cattr": "cattrs", "tanstack-query-core": "@tanstack/query-core"}
+_DISTRO_PREFIX_RE = re.compile(r"^(?:python3?-|pypy3?-|node-|librust-|golang-)")
+_DISTRO_SUFFIX_RE = re.compile(r"-(?:dev|java|doc)$")
+
+
+def _refused_keys(name: str) -> set[str]:
+    n = re.sub(r"[-_.]+", "-", name.lower())
+    keys = {n, n.lstrip("@")}
+    bare = _DISTRO_SUFFIX_RE.sub("", _DISTRO_PREFIX_RE.sub("", n))
+    keys |= {bare, bare.replace("/", "-")}
+    return keys
+
+
+_REFUSED_KEYS = {k: r for r in REFUSED_PACKAGES for k in _refused_keys(r)} | _REFUSED_ALIASES
+
+
+def refused_package(name: str) -> str | None:
+    """The evaluation-only package that ``name`` is (PyPI, npm or Debian spelling), or None."""
+    for k in _refused_keys(name):
+        if k in _REFUSED_KEYS:
+            return _REFUSED_KEYS[k]
+    return None
+
+
+class RefusedSource(ValueError):
+    """A source names a package reserved for evaluation."""
+
+
+# The held-out benchmark's own files (bench/data/heldout/{dev,test}.json.xz, committed): other packages sometimes
+# vendor or paste them (wandb carries wrapt's importer.py, mlflow cachetools' TTL cache, the openai SDK qs),
+# which refusing the package by name cannot catch.  Tier 3 drops a file that shares more than
+# HELDOUT_MAX_SHARED distinct 13-token shingles with them, not counting boilerplate (shingles in >= 3 held-out
+# files: licence headers).  Tiers 1-2 build without it (their output is unchanged).
+HELDOUT_DIR = REPO_ROOT / "bench" / "data" / "heldout"
+HELDOUT_MAX_SHARED = 50
+
+
+class HeldoutGuard:
+    """Drops corpus files copied from the held-out benchmark's source files."""
+
+    def __init__(self, texts: list[str], n: int = 13, boilerplate_files: int = 3,
+                 max_shared: int = HELDOUT_MAX_SHARED):
+        per = [ngram_hashes(token_hashes(t), n) for t in texts]  # distinct per file
+        grams, count = np.unique(np.concatenate([np.empty(0, np.uint64), *per]), return_counts=True)
+        self.shingles = grams[count < boilerplate_files]
+        self.n, self.max_shared, self.n_files = n, max_shared, len(texts)
+        self._present = np.zeros(1 << 24, dtype=bool)
+        self._present[self.shingles >> np.uint64(40)] = True
+        self.dropped = 0
+
+    @classmethod
+    def from_dir(cls, path: Path = HELDOUT_DIR) -> HeldoutGuard | None:
+        import lzma
+        import warnings
+
+        texts = []
+        for split in ("dev", "test"):
+            f = path / f"{split}.json.xz"
+            if f.exists():
+                with lzma.open(f, "rt", encoding="utf-8") as fh:
+                    texts += [rec["text"] for rec in json.load(fh)["files"].values()]
+        if not texts:
+            warnings.warn(f"no held-out files under {path}: held-out decontamination SKIPPED", stacklevel=2)
+            return None
+        return cls(texts)
+
+    def shared(self, tok: np.ndarray) -> int:
+        grams = ngram_hashes(tok, self.n, unique=False)
+        grams = grams[self._present[grams >> np.uint64(40)]] if len(grams) else grams
+        if not len(grams):
+            return 0
+        idx = np.searchsorted(self.shingles, grams)
+        idx[idx >= len(self.shingles)] = 0
+        return int(len(np.unique(grams[self.shingles[idx] == grams])))
+
+    def check(self, tok: np.ndarray) -> str | None:
+        if self.shared(tok) > self.max_shared:
+            self.dropped += 1
+            return "heldout_overlap"
+        return None
+
+
+# ---------------------------------------------------------------------------------------------
+# Pinned sources.  tier 1 = phase 1 (fast start), tier 2 = everything shipped, tier 3 = the large corpus
+# (its pinned lists live in corpus_tier3.py).
 
 
 @dataclass(frozen=True)
@@ -367,7 +487,10 @@ def _run(cmd: list[str], cwd: Path | None = None, timeout: int = 900) -> None:
 
 
 def fetch(src: Source, cache: Path) -> Path | None:
-    """Return the cached archive for ``src``, downloading it if needed (None if unavailable)."""
+    """Return the cached archive for ``src``, downloading it if needed (None if unavailable).
+    Raises :class:`RefusedSource` for an evaluation-only package (nothing is downloaded)."""
+    if src.kind != "stdlib" and (hit := refused_package(src.name)):
+        raise RefusedSource(f"{src.kind}:{src.name}=={src.version} is evaluation-only ({hit}): refused")
     if src.kind == "pypi":
         d = cache / "pypi"
         d.mkdir(parents=True, exist_ok=True)
@@ -641,15 +764,21 @@ class NearDedup:
         self.sigs: list[np.ndarray] = []
 
     def signature(self, tok: np.ndarray) -> np.ndarray | None:
-        sh = ngram_hashes(tok, self.shingle)
+        # the minimum over all shingles equals the minimum over the distinct ones: no sort needed
+        sh = ngram_hashes(tok, self.shingle, unique=False)
         if len(sh) == 0:
             return None
         sig = np.full(len(self.a), np.iinfo(np.uint32).max, dtype=np.uint32)
+        rows = 2048
+        buf = np.empty((min(rows, len(sh)), len(self.a)), dtype=np.uint64)
         with np.errstate(over="ignore"):
-            for i in range(0, len(sh), 8192):
-                chunk = sh[i : i + 8192, None]
-                v = ((chunk * self.a[None, :] + self.b[None, :]) >> np.uint64(32)).astype(np.uint32)
-                np.minimum(sig, v.min(axis=0), out=sig)
+            for i in range(0, len(sh), rows):
+                chunk = sh[i : i + rows, None]
+                v = buf[: len(chunk)]
+                np.multiply(chunk, self.a[None, :], out=v)
+                np.add(v, self.b[None, :], out=v)
+                np.right_shift(v, np.uint64(32), out=v)
+                np.minimum(sig, v.min(axis=0).astype(np.uint32), out=sig)
         return sig
 
     def add_if_new(self, tok: np.ndarray) -> bool:
@@ -683,12 +812,15 @@ class SourceStats:
 
 
 class CorpusFilter:
-    """All per-file checks in order: quality -> exact dup -> decontamination -> near dup."""
+    """All per-file checks in order: quality -> exact dup -> decontamination -> held-out copies (tier 3)
+    -> near dup."""
 
-    def __init__(self, decontam: Decontaminator | None = None, threshold: float = NEAR_DUP_THRESHOLD):
+    def __init__(self, decontam: Decontaminator | None = None, threshold: float = NEAR_DUP_THRESHOLD,
+                 heldout: HeldoutGuard | None = None):
         self.exact: set[bytes] = set()
         self.near = NearDedup(threshold=threshold)
         self.decontam = decontam
+        self.heldout = heldout
 
     def check(self, path: str, raw: bytes) -> tuple[str | None, str | None]:
         """(drop reason or None, decoded text or None)."""
@@ -706,6 +838,10 @@ class CorpusFilter:
             reason = self.decontam.check(text, tok)
             if reason:
                 return reason, None
+        if self.heldout is not None:
+            reason = self.heldout.check(tok)
+            if reason:
+                return reason, None
         self.exact.add(key)
         if not self.near.add_if_new(tok):
             return "near_dup", None
@@ -716,10 +852,26 @@ class CorpusFilter:
 # Build
 
 
-def all_sources(tier: int) -> list[Source]:
+def tier3_sources() -> list[Source]:
+    """The pinned sources added by tier 3 (``corpus_tier3.py``), in build order."""
+    from . import corpus_tier3 as t3
+
+    return [
+        *(Source("pypi", n, v, lic, 3, fetch) for n, v, lic, fetch in t3.PYPI),
+        *(Source("npm", n, v, lic, 3) for n, v, lic in t3.NPM),
+        *(Source("debian", n, "bookworm", "permissive", 3, "deb") for n in t3.GO_DEBS + t3.RUST_DEBS),
+        *(Source("debian-src", n, "bookworm", "permissive", 3, "source") for n in t3.C_SOURCES + t3.JAVA_SOURCES),
+    ]
+
+
+def all_sources(tier: int, only_tier: bool = False) -> list[Source]:
+    """Every source of tiers <= ``tier`` (``only_tier``: just those that ``tier`` adds, no stdlib)."""
     v = sys.version_info
     stdlib = Source("stdlib", "python-stdlib", f"{v.major}.{v.minor}.{v.micro}", "PSF-2.0", 1, "local")
-    return [stdlib] + [s for s in PYPI_SOURCES + NPM_SOURCES + DEBIAN_SOURCES if s.tier <= tier]
+    pinned = PYPI_SOURCES + NPM_SOURCES + DEBIAN_SOURCES + (tier3_sources() if tier >= 3 else [])
+    if only_tier:
+        return [s for s in pinned if s.tier == tier]
+    return [stdlib] + [s for s in pinned if s.tier <= tier]
 
 
 def _source_iter(src: Source, archive: Path | None) -> Iterator[tuple[str, bytes]]:
@@ -802,6 +954,21 @@ DEFAULT_LANG_CAP_MB = {
     "java": 25,
 }
 
+# Tier 3 (the large corpus): >= 1.2 GB in all, Python still the largest share.
+TIER3_LANG_CAP_MB = {
+    "python": 560,
+    "javascript": 140,
+    "typescript": 100,
+    "go": 140,
+    "rust": 130,
+    "c": 130,
+    "java": 120,
+}
+
+
+def lang_caps(tier: int) -> dict[str, float]:
+    return TIER3_LANG_CAP_MB if tier >= 3 else DEFAULT_LANG_CAP_MB
+
 
 def build(
     out: Path,
@@ -818,7 +985,10 @@ def build(
     decon = Decontaminator.from_dir(eval_dir)
     if decon is not None:
         log(f"decontamination: {decon.n_problems} eval problems, {len(decon.shingles)} shingles")
-    filt = CorpusFilter(decon)
+    heldout = HeldoutGuard.from_dir() if tier >= 3 else None
+    if heldout is not None:
+        log(f"held-out copies: {heldout.n_files} benchmark files, {len(heldout.shingles)} shingles")
+    filt = CorpusFilter(decon, heldout=heldout)
     tmp = out / ".tmp"
     if tmp.exists():
         shutil.rmtree(tmp)
@@ -832,6 +1002,11 @@ def build(
     for src in sources if sources is not None else all_sources(tier):
         entry = {"name": src.name, "version": src.version, "kind": src.kind}
         archive = None
+        if src.kind != "stdlib" and (hit := refused_package(src.name)):
+            log(f"  REFUSED {src.kind}:{src.name}=={src.version}: evaluation-only package ({hit}), not fetched")
+            entry.update(license=src.license, status="refused_eval_only")
+            entries.append(entry)
+            continue
         if src.kind == "stdlib":
             entry["license"] = "PSF-2.0"
         else:
@@ -936,6 +1111,18 @@ def build(
                 k: dropped_total[k] for k in ("eval_ngram_overlap", "eval_entry_point") if dropped_total[k]
             },
         },
+        **(
+            {
+                "heldout_decontamination": {
+                    "method": f"{heldout.n}-token shingles of the held-out benchmark's files (bench/data/heldout, "
+                    f"{heldout.n_files} files; shingles in >= 3 of them are boilerplate and not counted); drop if > "
+                    f"{heldout.max_shared} shared",
+                    "dropped_files": dropped_total["heldout_overlap"],
+                }
+            }
+            if heldout is not None
+            else {}
+        ),
         "lang_cap_mb": lang_cap_mb or {},
         "totals": {
             "files": sum(c["files"] for c in totals.values()),
@@ -956,34 +1143,53 @@ def build(
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--out", type=Path, default=Path("data/corpus"))
+    ap.add_argument("--out", type=Path, default=None, help="default data/corpus (tier 3: data/corpus_large)")
     ap.add_argument("--cache", type=Path, default=Path("data/cache"))
-    ap.add_argument("--tier", type=int, default=2, help="1 = small fast corpus, 2 = everything")
+    ap.add_argument(
+        "--tier", type=int, default=2, choices=(1, 2, 3),
+        help="1 = small fast corpus, 2 = the shipped model's corpus, 3 = the large corpus (>= 1.2 GB)",
+    )
     ap.add_argument(
         "--eval-dir", default=None, help="eval data dir (default $DGCOMPLETE_EVAL_DIR or ../shared/data)"
     )
-    ap.add_argument("--manifest", type=Path, default=MANIFEST_PATH)
+    ap.add_argument(
+        "--manifest", type=Path, default=None,
+        help=f"default {MANIFEST_PATH.name} (tier 3: {MANIFEST_LARGE_PATH.name}), next to this file",
+    )
     ap.add_argument("--fetch-only", action="store_true", help="only download the sources into the cache")
+    ap.add_argument(
+        "--new-only", action="store_true",
+        help="with --fetch-only: only the sources that --tier adds (not those of lower tiers)",
+    )
     ap.add_argument("--no-cap", action="store_true", help="keep everything (no per-language size caps)")
     ap.add_argument("--stdlib-only", action="store_true",
                     help="a small rehearsal corpus from the running interpreter's standard library alone (no "
                          "downloads; the committed manifest is left alone unless --manifest is given)")
     args = ap.parse_args(argv)
+    if args.out is None:
+        args.out = Path("data/corpus_large" if args.tier >= 3 else "data/corpus")
     if args.stdlib_only:
-        manifest = args.manifest if args.manifest != MANIFEST_PATH else None
+        # the committed manifests are left alone unless another --manifest is given
+        manifest = args.manifest if args.manifest not in (None, MANIFEST_PATH, MANIFEST_LARGE_PATH) else None
         build(args.out, args.cache, 1, args.eval_dir, manifest, sources=all_sources(1)[:1],
               log=lambda s: print(s, flush=True))
         return 0
+    if args.manifest is None:
+        args.manifest = MANIFEST_LARGE_PATH if args.tier >= 3 else MANIFEST_PATH
+    if args.tier >= 3 and args.manifest.resolve() == MANIFEST_PATH.resolve():
+        ap.error(f"--tier 3 would overwrite the shipped model's manifest {MANIFEST_PATH.name}")
     if args.fetch_only:
-        for src in all_sources(args.tier):
+        for src in all_sources(args.tier, only_tier=args.new_only):
             if src.kind == "stdlib":
                 continue
             try:
                 print(src.kind, src.name, fetch(src, args.cache), flush=True)
+            except RefusedSource as e:
+                print(src.kind, src.name, "REFUSED", e, flush=True)
             except (subprocess.SubprocessError, OSError) as e:
                 print(src.kind, src.name, "FAILED", e, flush=True)
         return 0
-    caps = None if args.no_cap else DEFAULT_LANG_CAP_MB
+    caps = None if args.no_cap else lang_caps(args.tier)
     build(
         args.out,
         args.cache,

@@ -12,6 +12,7 @@ to disk.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import json
 import os
@@ -55,12 +56,15 @@ _MULTS = np.array(
 )
 
 
+@functools.lru_cache(maxsize=1 << 18)
+def _token_crc(t: str) -> int:
+    return zlib.crc32(t.encode("utf-8", "surrogatepass"))
+
+
 def token_hashes(text: str) -> np.ndarray:
     """crc32 of every word / punctuation token (whitespace-insensitive), as uint64."""
     toks = TOKEN_RE.findall(text)
-    return np.fromiter(
-        (zlib.crc32(t.encode("utf-8", "surrogatepass")) for t in toks), dtype=np.uint64, count=len(toks)
-    )
+    return np.fromiter(map(_token_crc, toks), dtype=np.uint64, count=len(toks))
 
 
 def ngram_hashes(tok: np.ndarray, n: int, salt: int = 0, unique: bool = True) -> np.ndarray:
@@ -196,6 +200,10 @@ class Decontaminator:
                     for name in _camel(entry):
                         self.entry_docs.setdefault(name, set()).add(snippet)
         self.shingles = np.unique(np.concatenate(shingles)) if shingles else np.empty(0, dtype=np.uint64)
+        # a 16M-slot presence table on the top 24 bits: almost every n-gram of a corpus file is ruled out by
+        # one lookup, and only the few that pass are searched in the sorted shingles (same counts, faster)
+        self._present = np.zeros(1 << 24, dtype=bool)
+        self._present[self.shingles >> np.uint64(40)] = True
         self.dropped = 0
 
     @classmethod
@@ -212,12 +220,18 @@ class Decontaminator:
     def shared_count(self, text: str, tok: np.ndarray | None = None) -> int:
         if tok is None:
             tok = token_hashes(text)
-        grams = ngram_hashes(tok, self.ngram, salt=1)
+        # distinct n-grams of the text that are eval shingles (made distinct only when there is a hit:
+        # most files share none, and sorting every file's n-grams was a third of the build's time)
+        grams = ngram_hashes(tok, self.ngram, salt=1, unique=False)
         if not len(grams) or not len(self.shingles):
+            return 0
+        grams = grams[self._present[grams >> np.uint64(40)]]
+        if not len(grams):
             return 0
         idx = np.searchsorted(self.shingles, grams)
         idx[idx >= len(self.shingles)] = 0
-        return int(np.count_nonzero(self.shingles[idx] == grams))
+        hit = self.shingles[idx] == grams
+        return int(len(np.unique(grams[hit]))) if hit.any() else 0
 
     def check(self, text: str, tok: np.ndarray | None = None) -> str | None:
         """Return a drop reason if ``text`` overlaps the evaluation sets, else None."""
