@@ -50,7 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .decontam import Decontaminator, ngram_hashes, token_hashes
+from .decontam import Decontaminator, ShingleSet, ngram_hashes, token_hashes
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MANIFEST_PATH = Path(__file__).resolve().parent / "corpus_manifest.json"
@@ -178,10 +178,8 @@ class HeldoutGuard:
                  max_shared: int = HELDOUT_MAX_SHARED):
         per = [ngram_hashes(token_hashes(t), n) for t in texts]  # distinct per file
         grams, count = np.unique(np.concatenate([np.empty(0, np.uint64), *per]), return_counts=True)
-        self.shingles = grams[count < boilerplate_files]
+        self.shingles = ShingleSet(grams[count < boilerplate_files])
         self.n, self.max_shared, self.n_files = n, max_shared, len(texts)
-        self._present = np.zeros(1 << 24, dtype=bool)
-        self._present[self.shingles >> np.uint64(40)] = True
         self.dropped = 0
 
     @classmethod
@@ -201,13 +199,7 @@ class HeldoutGuard:
         return cls(texts)
 
     def shared(self, tok: np.ndarray) -> int:
-        grams = ngram_hashes(tok, self.n, unique=False)
-        grams = grams[self._present[grams >> np.uint64(40)]] if len(grams) else grams
-        if not len(grams):
-            return 0
-        idx = np.searchsorted(self.shingles, grams)
-        idx[idx >= len(self.shingles)] = 0
-        return int(len(np.unique(grams[self.shingles[idx] == grams])))
+        return self.shingles.shared(ngram_hashes(tok, self.n, unique=False))
 
     def check(self, tok: np.ndarray) -> str | None:
         if self.shared(tok) > self.max_shared:

@@ -67,6 +67,32 @@ def token_hashes(text: str) -> np.ndarray:
     return np.fromiter(map(_token_crc, toks), dtype=np.uint64, count=len(toks))
 
 
+class ShingleSet:
+    """Sorted distinct shingle hashes with a presence table on their top 24 bits: almost every n-gram of a
+    corpus file is ruled out by one lookup, and only the few that pass are searched (same counts, faster)."""
+
+    def __init__(self, shingles: np.ndarray) -> None:
+        self.shingles = np.unique(shingles)
+        self._present = np.zeros(1 << 24, dtype=bool)
+        self._present[self.shingles >> np.uint64(40)] = True
+
+    def __len__(self) -> int:
+        return len(self.shingles)
+
+    def shared(self, grams: np.ndarray) -> int:
+        """How many distinct values of ``grams`` are in the set (made distinct only on a hit: most files
+        share none, and sorting every file's n-grams was a third of the corpus build's time)."""
+        if not len(grams) or not len(self.shingles):
+            return 0
+        grams = grams[self._present[grams >> np.uint64(40)]]
+        if not len(grams):
+            return 0
+        idx = np.searchsorted(self.shingles, grams)
+        idx[idx >= len(self.shingles)] = 0
+        hit = self.shingles[idx] == grams
+        return int(len(np.unique(grams[hit]))) if hit.any() else 0
+
+
 def ngram_hashes(tok: np.ndarray, n: int, salt: int = 0, unique: bool = True) -> np.ndarray:
     """(Unique) 64-bit hashes of all token n-grams (empty if fewer than n tokens)."""
     if n > len(_MULTS):
@@ -199,11 +225,7 @@ class Decontaminator:
                 if len(snippet) >= 12:
                     for name in _camel(entry):
                         self.entry_docs.setdefault(name, set()).add(snippet)
-        self.shingles = np.unique(np.concatenate(shingles)) if shingles else np.empty(0, dtype=np.uint64)
-        # a 16M-slot presence table on the top 24 bits: almost every n-gram of a corpus file is ruled out by
-        # one lookup, and only the few that pass are searched in the sorted shingles (same counts, faster)
-        self._present = np.zeros(1 << 24, dtype=bool)
-        self._present[self.shingles >> np.uint64(40)] = True
+        self.shingles = ShingleSet(np.concatenate(shingles) if shingles else np.empty(0, dtype=np.uint64))
         self.dropped = 0
 
     @classmethod
@@ -220,18 +242,7 @@ class Decontaminator:
     def shared_count(self, text: str, tok: np.ndarray | None = None) -> int:
         if tok is None:
             tok = token_hashes(text)
-        # distinct n-grams of the text that are eval shingles (made distinct only when there is a hit:
-        # most files share none, and sorting every file's n-grams was a third of the build's time)
-        grams = ngram_hashes(tok, self.ngram, salt=1, unique=False)
-        if not len(grams) or not len(self.shingles):
-            return 0
-        grams = grams[self._present[grams >> np.uint64(40)]]
-        if not len(grams):
-            return 0
-        idx = np.searchsorted(self.shingles, grams)
-        idx[idx >= len(self.shingles)] = 0
-        hit = self.shingles[idx] == grams
-        return int(len(np.unique(grams[hit]))) if hit.any() else 0
+        return self.shingles.shared(ngram_hashes(tok, self.ngram, salt=1, unique=False))
 
     def check(self, text: str, tok: np.ndarray | None = None) -> str | None:
         """Return a drop reason if ``text`` overlaps the evaluation sets, else None."""
