@@ -457,10 +457,11 @@ def table(res: dict[str, Any]) -> str:
             for t, tv in e["timings"].items():
                 for vname, tm in tv.items():
                     v = e["variants"].get(vname, {})
-                    lines.append(f"| {name} | {vname} | {t} | {tm['median_ms']:.1f} | {tm.get('speedup_vs_fp32', 1.0):.2f}x | "
-                                 f"{v.get('weights_replaced', '')} | {v.get('linear_calls_on_quantized_weights', '')}/"
-                                 f"{v.get('linear_calls_per_step', '')} | {v.get('max_abs_logit_diff', '-')} | "
-                                 f"{v.get('argmax_agreement', '-')} |")
+                    lines.append(_int8_row(name, vname, t, tm["median_ms"], tm.get("speedup_vs_fp32", 1.0),
+                                           v.get("weights_replaced", ""),
+                                           f"{v.get('linear_calls_on_quantized_weights', '')}/"
+                                           f"{v.get('linear_calls_per_step', '')}",
+                                           v.get("max_abs_logit_diff", "-"), v.get("argmax_agreement", "-")))
             for vname, v in e["variants"].items():
                 if "error" in v:
                     lines.append(f"| {name} | {vname} | error: {v['error']} |")
@@ -469,16 +470,22 @@ def table(res: dict[str, Any]) -> str:
                 for t, tv in comp["timings"].items():
                     for k, tm in tv.items():
                         v = comp["variants"].get(k.removesuffix("_compiled"), {}) if k.endswith("_compiled") else {}
-                        lines.append(f"| {name} | {k} | {t} | {tm['median_ms']:.1f} | "
-                                     f"{tm.get('speedup_vs_fp32_eager', 1.0):.2f}x | compile {v.get('compile_s', '-')} s | "
-                                     f"| {v.get('max_abs_logit_diff_vs_eager_fp32', '-')} | "
-                                     f"{v.get('argmax_agreement_vs_eager_fp32', '-')} |")
+                        lines.append(_int8_row(name, k, t, tm["median_ms"], tm.get("speedup_vs_fp32_eager", 1.0),
+                                               f"compile {v.get('compile_s', '-')} s", "",
+                                               v.get("max_abs_logit_diff_vs_eager_fp32", "-"),
+                                               v.get("argmax_agreement_vs_eager_fp32", "-")))
                 for k, v in comp["variants"].items():
                     if "error" in v:
                         lines.append(f"| {name} | {k}_compiled | error: {v['error']} |")
     elif q:
         lines += ["", f"int8: torchao unavailable ({q.get('error')})"]
     return "\n".join(lines)
+
+
+def _int8_row(shape: str, variant: str, threads: Any, ms: float, speedup: float, replaced: Any, calls: Any,
+              diff: Any, agree: Any) -> str:
+    """One row of the int8 table (eager and compiled variants alike)."""
+    return f"| {shape} | {variant} | {threads} | {ms:.1f} | {speedup:.2f}x | {replaced} | {calls} | {diff} | {agree} |"
 
 
 def ints(text: str) -> list[int]:
