@@ -238,6 +238,8 @@ async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dic
         rec["committed_tokens"] = ct if isinstance(ct, (int, float)) and rec["shown"] else None
         rec["expected_tokens"] = len(tokenizer.encode(case["expected"])) if tokenizer is not None else None
         rec["server_ms"] = last.get("ms")
+        rec["drafts"] = last.get("drafts") if isinstance(last.get("drafts"), int) else None
+        rec["steps"] = last.get("steps") if isinstance(last.get("steps"), int) else None
         rec["reason"] = last.get("reason") if not rec["shown"] else None
         rec["baseline_prev"] = baseline_prev_line(doc, cursor)
         rec["verbatim_above"] = verbatim_above(doc, cursor, case["expected"])
