@@ -42,6 +42,25 @@ _KEYWORDS = frozenset(
 )
 
 
+_HASH_COMMENT = ("#", ">>>")  # a doctest prompt is docstring text too
+_COMMENT_MARKERS: dict[str, tuple[str, ...]] = {
+    "python": _HASH_COMMENT, "py": _HASH_COMMENT, "bash": ("#",), "sh": ("#",), "shellscript": ("#",),
+    "zsh": ("#",), "lua": ("--",), "json": (), "jsonc": ("//", "/*"),
+}
+_C_COMMENT = ("//", "/*", "*/", "* ", "*")  # the C family: JS/TS, Java, Go, Rust, C/C++
+
+
+def comment_markers(lang: str | None) -> tuple[str, ...]:
+    """How a comment line (or docstring example) starts in ``lang``."""
+    return _COMMENT_MARKERS.get(lang or "", _C_COMMENT)
+
+
+def is_comment_line(line: str, lang: str | None) -> bool:
+    """Whether ``line`` (stripped) is a comment: ``*`` alone or before a space, so that ``*p = 0;`` is code."""
+    s = line.strip()
+    return any(s == m or (s.startswith(m) and (m != "*" or s == "*")) for m in comment_markers(lang))
+
+
 @dataclass
 class Draft:
     text: str  # what would be inserted at the cursor (after the part of the line already typed)
@@ -197,9 +216,15 @@ class ContextIndex:
             others = [d for u, d in reversed(self.docs.items()) if u != uri and d.lang == lang]
             sources += [(d.maps, False) for d in others[: self.MAX_DOCS_QUERIED]]
         out: dict[str, Draft] = {}
+        # a comment copied from elsewhere is not what the user is about to write where code goes: comment lines
+        # are drafts only once a comment (or its marker's first character) is typed
+        commenting = bool(typed) and (is_comment_line(typed, lang)
+                                      or any(m.startswith(typed) for m in comment_markers(lang)))
 
         def add(full: str, source: str, strength: float, here: bool) -> None:
             if not full.startswith(typed) or len(full) <= len(typed):
+                return
+            if not commenting and is_comment_line(full, lang):
                 return
             cand = full[len(typed) :]
             old = out.get(cand)

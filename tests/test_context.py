@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from dgcomplete.context import ContextIndex, shape
+from dgcomplete.context import ContextIndex, is_comment_line, shape
 from dgcomplete.gate import Gate, feature_vector
 from dgcomplete.syntax.strict import glues, python_sound, sound
 from dgcomplete.types import Candidate
@@ -58,6 +58,22 @@ def test_successor_and_prefix_drafts():
     idx.open("file:///x.js", "javascript", "if (a is None):\n  raise ValueError(a)\n")
     assert all(x.text != "raise ValueError(a)" or not x.here for x in idx.drafts(
         "file:///t.py", "python", text2, text2.index("        \n") + 8))
+
+
+def test_comment_lines_are_drafts_only_once_a_comment_is_typed():
+    idx = ContextIndex()
+    text = "x = 1\n# set up the value\ny = 2\nx = 1\n\n"
+    idx.open("file:///c.py", "python", text)
+    off = len(text) - 1  # the blank line after the second `x = 1`
+    # the line that followed `x = 1` was a comment: not offered where code goes
+    assert all(not d.text.startswith("#") for d in idx.drafts("file:///c.py", "python", text, off))
+    typed = text[:off] + "# s"
+    d = idx.drafts("file:///c.py", "python", typed, len(typed))
+    assert [x.text for x in d] == ["et up the value"]
+    # C's `#include` and a dereference are code; JSDoc lines and doctest prompts are not
+    assert not is_comment_line("#include <stdio.h>", "c") and not is_comment_line("*p = 0;", "c")
+    assert is_comment_line(" * @param x", "javascript") and is_comment_line(">>> f(1)", "python")
+    assert not is_comment_line("*args,", "python") and is_comment_line("-- note", "lua")
 
 
 def test_shape_abstracts_names_numbers_and_strings():
