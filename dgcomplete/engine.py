@@ -342,10 +342,11 @@ class Engine:
         # rows lost the top item to them on the dev split and added no right answer
         # (bench/results/invoked_rows_ab.json); a remote backend is asked for n
         rows = 1 if drafts and self.remote is None else n
+        sources = self.settings.context_sources or CONTEXT_SOURCES
         req = InfillRequest(text[:offset], text[offset:], plan, s.lang, n=rows, seed=seed, doc_key=uri, version=version,
-                            drafts=drafts,
-                            sample="diffusion" in (self.settings.context_sources or CONTEXT_SOURCES),
-                            max_steps=self.settings.steps)
+                            drafts=drafts, sample="diffusion" in sources, max_steps=self.settings.steps,
+                            # an Invoked request can wait for the causal head's greedy line (~10 encoder passes)
+                            causal=n > 1 and "causal" in sources)
         token = cancel or CancelToken()
         if s.inflight is not None and s.inflight is not token:
             s.inflight.cancel("superseded")  # Neovim does not cancel its previous request; we do

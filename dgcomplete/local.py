@@ -27,6 +27,7 @@ log = logging.getLogger(__name__)
 SUFFIX_HEAD = 16
 # span lengths tried in one batch for models without a filler token (picked by mean entropy)
 LENGTH_SEARCH = (4, 8, 16, 32)
+CAUSAL_MAX_TOKENS = 32  # the greedy continuation's bound: one encoder pass per token
 
 # (candidate texts [B], step) -> per-row list of (start, end) character spans to renoise
 SyntaxHook = Callable[[list[str], int], list[list[tuple[int, int]]]]
@@ -263,6 +264,12 @@ class LocalInfiller:
         t_den = time.perf_counter()
         if not has_fill and candidates:  # length search: keep the most confident length
             candidates = sorted(candidates, key=lambda c: c.score)[:rows]
+        causal = None
+        if req.causal and req.plan.kind.value != "range":
+            causal = self.continue_causally(cache, typed, req.plan.max_tokens, req.plan.max_lines, cancel,
+                                            after_space=heal.prefix[-1:] in (" ", "\t"))
+            if causal and all(c.text != causal for c in candidates):
+                candidates.append(Candidate(causal, source="causal"))
         scored = 0
         if self.rescore and req.plan.kind.value != "range":
             pool = list(candidates)
@@ -287,11 +294,68 @@ class LocalInfiller:
             "committed_tokens": committed,
             "tokens_per_forward": round(committed / max(1, res.steps if res is not None else 0), 2),
             "warm_start": int(warm_ids is not None),
+            "causal": int(bool(causal)),
             "healed": typed,
             "hook_renoised": res.renoised_by_hook if res is not None else 0,
             "mode": self.mode,
         }
         return InfillResult(candidates, stats)
+
+    @torch.inference_mode()
+    def continue_causally(self, cache: KVCache, typed: str, max_tokens: int, max_lines: int,
+                          cancel: CancelToken | None = None, *, after_space: bool = False) -> str | None:
+        """The causal head's greedy continuation of the cached prefix (after it, ``typed``'s remainder).
+
+        One encoder pass per token (a few ms each), appended to the document's cache and taken back off it, so
+        the next keystroke still reuses the prefix. Until the typed characters are reproduced only tokens that
+        agree with them may come; the text after them is returned, None if there is none. ``after_space``: the
+        prefix ends in typed spaces (indentation), so the continuation's own leading space is dropped.
+        """
+        logp = self.last_logp
+        if logp is None:
+            return None
+        keep = cache.length
+        blocked = [i for i in self.tok.special_ids if i not in self.tok.eos_ids]
+        out: list[int] = []
+        text = ""
+        ended = False  # by the end of sequence or of the last line, not by the token bound
+        try:
+            for _ in range(min(max_tokens + (4 if typed else 0), CAUSAL_MAX_TOKENS)):
+                if cancel is not None:
+                    cancel.raise_if_cancelled()
+                lp = logp.clone()
+                lp[blocked] = -math.inf
+                if len(text) < len(typed):
+                    allowed = self.tok.ids_starting_with(typed[len(text) :])
+                    if not allowed:
+                        return None
+                    only = torch.full_like(lp, -math.inf)
+                    only[allowed] = lp[allowed]
+                    lp = only
+                nxt = int(lp.argmax())
+                if nxt in self.tok.eos_ids:
+                    ended = True
+                    break
+                out.append(nxt)
+                text = self.tok.decode(out)
+                if text[len(typed) :].count("\n") >= max_lines:
+                    ended = True
+                    break
+                logits = self.model.encode(torch.tensor([[nxt]]), cache, logits="last")
+                assert logits is not None
+                logp = torch.log_softmax(logits[0].float(), -1)
+        finally:
+            cache.truncate(keep)
+        if not text.startswith(typed):
+            return None
+        lines = text[len(typed) :].split("\n")[:max_lines]
+        if not ended:  # the bound cut the last line short: only whole lines are worth offering
+            lines = lines[:-1]
+        rest = "\n".join(lines)
+        if not typed and after_space:
+            # BPE words carry their leading space (" raise"): after typed indentation that space is one too many
+            rest = rest.lstrip(" \t")
+        return rest if rest.strip() else None
 
     # ---- one scorer for every candidate ----------------------------------------------------------------------
     def score(self, cache: KVCache, cands: list[Candidate], head: list[int], typed: str, single_line: bool,

@@ -14,7 +14,7 @@ from typing import Any
 
 import attrs
 
-CONTEXT_SOURCES = ("diffusion", "document", "workspace")
+CONTEXT_SOURCES = ("diffusion", "document", "workspace", "causal")
 COMPLETION_ITEMS = ("auto", "always", "never")
 BACKENDS = ("local", "openai")
 RESTART = frozenset({"model"})  # the weights are loaded once per process

@@ -53,6 +53,7 @@ class InfillRequest:
     # retrieved lines the model scores beside its own samples; features hold "strength"
     drafts: list[Candidate] = field(default_factory=list)
     sample: bool = True  # denoise samples of the model's own (off: only score the drafts)
+    causal: bool = False  # also the causal head's greedy continuation of the prefix (an Invoked request's extra)
 
 
 @dataclass

@@ -301,3 +301,57 @@ def test_invoked_alternatives_come_from_the_file_when_it_has_some(tiny_mask_mode
     eng.context.close("file:///d.py")  # nothing to retrieve from: the model's own rows are the alternatives
     alone = asyncio.run(go("file:///b.py", bare))
     assert alone.stats["drafts"] == 0 and alone.stats["rows"] == 3
+
+
+def test_the_causal_continuation_is_greedy_and_leaves_the_cache_as_it_was():
+    """An Invoked request adds the causal head's greedy line: the same text as token-by-token decoding.
+
+    On the shipped model: a random tiny one seldom ends a line within the bound.
+    """
+    from dgcomplete.engine import Engine
+    from dgcomplete.model import load_model
+    from dgcomplete.models import default_model_path
+    from dgcomplete.types import SpanKind, SpanPlan
+
+    eng = Engine(load_model(default_model_path()), threads=1)
+    li = eng.local
+    prefix = "def g(a):\n    return "
+    plan = SpanPlan(SpanKind.LINE, 1, 12)
+    cache, n, _ = li.prefix_cache(prefix, "k")
+    before = cache.length
+    text = li.continue_causally(cache, "", plan.max_tokens, plan.max_lines, after_space=True)
+    assert cache.length == before == n  # the greedy tokens were taken back off the document's cache
+    # the same greedy line from a fresh cache, written out here: whole lines only, None when the bound cuts one
+    import math
+
+    import torch
+
+    from dgcomplete import canvas as cv
+
+    tok, model = li.tok, li.model
+    ids, _ = cv.prefix_ids(tok, prefix, li.max_ctx, li.max_chars)
+    fresh = model.new_cache(len(ids) + 16)
+    with torch.inference_mode():
+        logits = model.encode(torch.tensor([ids]), fresh, logits="last")
+        out: list[int] = []
+        expected = None
+        for _ in range(plan.max_tokens):
+            logits[0, [i for i in tok.special_ids if i not in tok.eos_ids]] = -math.inf
+            nxt = int(logits[0].argmax())
+            if nxt in tok.eos_ids or "\n" in tok.decode(out + [nxt]):
+                line = tok.decode(out + ([] if nxt in tok.eos_ids else [nxt])).split("\n")[0].lstrip()
+                expected = line if line.strip() else None
+                break
+            out.append(nxt)
+            logits = model.encode(torch.tensor([[nxt]]), fresh, logits="last")
+    assert expected and text == expected
+    assert li.prefix_cache(prefix, "k")[2] == n - 1  # the next request still reuses the prefix
+    # typed characters: the continuation starts by reproducing them and returns what follows
+    rest = li.continue_causally(li.prefix_cache("def g(a):\n    ", "k")[0], "ret", 12, 1)
+    assert rest and "\n" not in rest
+    eng.open("file:///b.py", prefix + "\n", 1, "python")
+
+    async def go(n_items: int):
+        return await eng.complete("file:///b.py", len(prefix), n=n_items, seed=0)
+
+    assert asyncio.run(go(3)).stats["causal"] in (0, 1) and asyncio.run(go(1)).stats["causal"] == 0
