@@ -358,6 +358,7 @@ class LocalInfiller:
         return rest if rest.strip() else None
 
     # ---- one scorer for every candidate ----------------------------------------------------------------------
+    @torch.inference_mode()
     def score(self, cache: KVCache, cands: list[Candidate], head: list[int], typed: str, single_line: bool,
               cancel: CancelToken | None = None) -> list[Candidate]:
         """Score each candidate given prefix *and* suffix, and rank.
@@ -404,18 +405,23 @@ class LocalInfiller:
                 rows[at ^ 1, n + 1 : n_free] = fill
         if cancel is not None:
             cancel.raise_if_cancelled()
-        logits = self.model.decode(rows, cache, logits_slice=slice(0, n_free)).logits.float()
+        hidden = self.model.decode(rows, cache, logits_slice=slice(0, 0)).hidden
+        # the head only where a log-probability is read: each candidate's tokens and its end, each from the row
+        # in which that slot was masked (on CPU the vocabulary projection is most of this pass's cost)
+        at_row = [2 * i + j % 2 for i, e in enumerate(enc) for j in range(len(e) + 1)]
+        at_slot = [j for e in enc for j in range(len(e) + 1)]
+        logits = self.model.head(hidden[at_row, at_slot]).float()  # [M, V]
         if self.fill_logit_bias:
-            logits[..., fill] += self.fill_logit_bias
-        logp = torch.log_softmax(logits, -1)  # [2B, F, V]
-        # each slot from the row where it was masked
-        pick = torch.where(even[None, :, None], logp[0::2], logp[1::2])  # [B, F, V]
-        tgt_lp = pick.gather(-1, target[..., None])[..., 0]  # [B, F]
+            logits[:, fill] += self.fill_logit_bias
+        want = target[[r // 2 for r in at_row], at_slot]
+        lp = torch.log_softmax(logits, -1).gather(-1, want[:, None])[:, 0].tolist()
         causal = self.last_logp
         out: list[Candidate] = []
+        k = 0
         for i, c in enumerate(cands):
             n = len(enc[i])
-            out.append(self._scored(c, tgt_lp[i, :n].tolist(), float(tgt_lp[i, n]), enc[i], causal, c.source))
+            out.append(self._scored(c, lp[k : k + n], lp[k + n], enc[i], causal, c.source))
+            k += n + 1
         return out
 
     @staticmethod
