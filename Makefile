@@ -62,14 +62,15 @@ train: setup
 		--mode mask --d 256 --layers 6 --heads 4 --ff 768 --prefix 384 --minutes 180 --threads 2 \
 		--optimizer muon --lr 1.5e-3 --muon-lr 0.02 --t-min 0.1
 
-## Continue the shipped model on this CPU when no GPU is lent (bench/results/cpu_continuation.json): resumable
-## (run it again after an interruption), dev losses first and every 100 steps, fp16 snapshots in runs/cpu/snap
+## Continue the shipped model on this CPU when no GPU is lent (bench/results/cpu_continuation.json): its own
+## objective (t ~ U(0, 1)) from the learning rate it ended at (1.5e-4, batch 64) decayed to a tenth; resumable
+## (run it again after an interruption), dev losses first and every 40 steps, fp16 snapshots in runs/cpu/snap
 ## every 10 minutes; ship a snapshot only when the dev split and the suites improve (MODEL_CARD.md)
 train-continue: setup
 	nice -n 10 $(PY) -m dgcomplete.train.train --corpus data/corpus --tokenizer dgcomplete/models/dg-code-tiny/tokenizer.json \
 		--run runs/cpu --init-from dgcomplete/models/dg-code-tiny --mode mask --d 256 --layers 6 --heads 4 --ff 768 \
-		--prefix 384 --batch 32 --lr 4e-4 --warmup 20 --decay-frac 0.4 --minutes 95 --threads 1 --lm-weight 0.5 \
-		--save-every 5 --eval-every 100 --snapshots runs/cpu/snap --export-every 10 --export-fp16 \
+		--prefix 384 --batch 32 --accum 2 --lr 1.5e-4 --warmup 2 --decay-frac 1.0 --minutes 120 --t-min 0 \
+		--threads 1 --lm-weight 0.5 --save-every 5 --eval-every 40 --snapshots runs/cpu/snap --export-every 10 --export-fp16 \
 		--metrics runs/cpu/metrics.jsonl
 
 # the corpus as xz shards (one per device call) + tokenizer + gpu/run.sh (start / feed / finish) + gpu/README
