@@ -311,41 +311,15 @@ class LocalInfiller:
         agree with them may come; the text after them is returned, None if there is none. ``after_space``: the
         prefix ends in typed spaces (indentation), so the continuation's own leading space is dropped.
         """
-        logp = self.last_logp
-        if logp is None:
+        if self.last_logp is None:
             return None
         keep = cache.length
-        blocked = [i for i in self.tok.special_ids if i not in self.tok.eos_ids]
-        out: list[int] = []
-        text = ""
-        ended = False  # by the end of sequence or of the last line, not by the token bound
         try:
-            for _ in range(min(max_tokens + (4 if typed else 0), CAUSAL_MAX_TOKENS)):
-                if cancel is not None:
-                    cancel.raise_if_cancelled()
-                lp = logp.clone()
-                lp[blocked] = -math.inf
-                if len(text) < len(typed):
-                    allowed = self.tok.ids_starting_with(typed[len(text) :])
-                    if not allowed:
-                        return None
-                    only = torch.full_like(lp, -math.inf)
-                    only[allowed] = lp[allowed]
-                    lp = only
-                nxt = int(lp.argmax())
-                if nxt in self.tok.eos_ids:
-                    ended = True
-                    break
-                out.append(nxt)
-                text = self.tok.decode(out)
-                if text[len(typed) :].count("\n") >= max_lines:
-                    ended = True
-                    break
-                logits = self.model.encode(torch.tensor([[nxt]]), cache, logits="last")
-                assert logits is not None
-                logp = torch.log_softmax(logits[0].float(), -1)
+            out, _, ended = self._greedy(self.last_logp, cache, min(max_tokens + (4 if typed else 0), CAUSAL_MAX_TOKENS),
+                                         max_lines, cancel, typed)
         finally:
             cache.truncate(keep)
+        text = self.tok.decode(out) if out is not None else ""
         if not text.startswith(typed):
             return None
         lines = text[len(typed) :].split("\n")[:max_lines]
@@ -356,6 +330,43 @@ class LocalInfiller:
             # BPE words carry their leading space (" raise"): after typed indentation that space is one too many
             rest = rest.lstrip(" \t")
         return rest if rest.strip() else None
+
+    def _greedy(self, scores: Tensor, cache: KVCache, max_tokens: int, max_lines: int,
+                cancel: CancelToken | None, typed: str = "") -> tuple[list[int] | None, int, bool]:
+        """Greedy decoding with the causal head from next-token ``scores`` after the cache, appending to it.
+
+        Fillers and masks are canvas-only tokens; EOS or the ``max_lines``-th line break after ``typed`` ends it.
+        While the text is shorter than ``typed``, only tokens that agree with the rest of it may come (None when
+        none does). Returns (tokens, argmax steps, ended: by EOS or the line bound rather than ``max_tokens``).
+        """
+        blocked = [i for i in self.tok.special_ids if i not in self.tok.eos_ids]
+        out: list[int] = []
+        text = ""
+        steps = 0
+        for _ in range(max_tokens):
+            if cancel is not None:
+                cancel.raise_if_cancelled()
+            lp = scores.clone()
+            lp[blocked] = -math.inf
+            if len(text) < len(typed):
+                allowed = self.tok.ids_starting_with(typed[len(text) :])
+                if not allowed:
+                    return None, steps, False
+                only = torch.full_like(lp, -math.inf)
+                only[allowed] = lp[allowed]
+                lp = only
+            nxt = int(lp.argmax())
+            steps += 1
+            if nxt in self.tok.eos_ids:
+                return out, steps, True
+            out.append(nxt)
+            text = self.tok.decode(out)
+            if text[len(typed) :].count("\n") >= max_lines:
+                return out, steps, True
+            logits = self.model.encode(torch.tensor([[nxt]]), cache, logits="last")
+            assert logits is not None
+            scores = logits[0]
+        return out, steps, False
 
     # ---- one scorer for every candidate ----------------------------------------------------------------------
     @torch.inference_mode()
@@ -490,23 +501,9 @@ class LocalInfiller:
         cache = self.model.new_cache(len(ids) + req.plan.max_tokens + 8)
         logits = self.model.encode(torch.tensor([ids]), cache, logits="last")
         t_enc = time.perf_counter()
-        out: list[int] = []
-        steps = 0
-        blocked = [i for i in self.tok.special_ids if i not in self.tok.eos_ids]
-        for _ in range(req.plan.max_tokens):
-            if cancel is not None:
-                cancel.raise_if_cancelled()
-            assert logits is not None
-            logits[0, blocked] = -math.inf  # fillers/masks are canvas-only tokens; EOS ends the span
-            nxt = int(logits[0].argmax())
-            steps += 1
-            if nxt in self.tok.eos_ids:
-                break
-            out.append(nxt)
-            text = self.tok.decode(out)
-            if text.count("\n") >= req.plan.max_lines:
-                break
-            logits = self.model.encode(torch.tensor([[nxt]]), cache, logits="last")
+        assert logits is not None
+        out, steps, _ = self._greedy(logits[0], cache, req.plan.max_tokens, req.plan.max_lines, cancel)
+        assert out is not None
         text = "\n".join(self.tok.decode(out).split("\n")[: req.plan.max_lines])
         t_dec = time.perf_counter()
         return InfillResult([Candidate(text)], {
