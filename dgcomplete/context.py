@@ -42,11 +42,8 @@ _KEYWORDS = frozenset(
 )
 
 
-_HASH_COMMENT = ("#", ">>>")  # a doctest prompt is docstring text too
-_COMMENT_MARKERS: dict[str, tuple[str, ...]] = {
-    "python": _HASH_COMMENT, "py": _HASH_COMMENT, "bash": ("#",), "sh": ("#",), "shellscript": ("#",),
-    "zsh": ("#",), "lua": ("--",), "json": (), "jsonc": ("//", "/*"),
-}
+# by grammar name (syntax.language_for: what a session's ``lang`` holds); a doctest prompt is docstring text too
+_COMMENT_MARKERS: dict[str, tuple[str, ...]] = {"python": ("#", ">>>"), "bash": ("#",), "lua": ("--",), "json": ()}
 _C_COMMENT = ("//", "/*", "*/", "* ", "*")  # the C family: JS/TS, Java, Go, Rust, C/C++
 
 
