@@ -361,7 +361,8 @@ class Engine:
         if s.version != version:
             return Completion([], offset, offset, version, plan, reason="stale: document changed during the request")
         t_inf = time.perf_counter()
-        drops: dict[str, int] = {}
+        # what the model thread already dropped before scoring (the same checks), then what is dropped here
+        drops = {k[len("dropped_"):]: int(v) for k, v in result.stats.items() if k.startswith("dropped_")}
         items = self._postprocess(result.candidates, text, offset, plan, s.lang, s.doc.tree, drops)
         top = items[0] if items else None
         gated = ""
@@ -422,15 +423,14 @@ class Engine:
             raise EngineError(self.load_error or "no model loaded")
         if self._pending >= MAX_PENDING_JOBS:
             raise Cancelled("busy: too many requests waiting for the model")
-        hook = None
-        if s and self.syntax_renoise:
-            # a copy of the tree for the model thread (O(1)); the event loop keeps editing the session's own
-            tree = s.doc.tree.copy() if s.doc.tree is not None and s.doc.text is text else None
-            hook = self._syntax_hook(text, offset, req.plan, s.lang, tree)
+        # a copy of the tree for the model thread (O(1)); the event loop keeps editing the session's own
+        tree = s.doc.tree.copy() if s and s.doc.tree is not None and s.doc.text is text else None
+        hook = self._syntax_hook(text, offset, req.plan, s.lang, tree) if s and self.syntax_renoise else None
+        vet = self._vetter(text, offset, req.plan, s.lang if s else None, tree)
         warm = s.warm if s else None
         loop = asyncio.get_running_loop()
         self._remember(req.doc_key or "")
-        fut = loop.run_in_executor(self._pool, lambda: self.local.infill(req, token, warm=warm, syntax_hook=hook))
+        fut = loop.run_in_executor(self._pool, lambda: self.local.infill(req, token, warm=warm, syntax_hook=hook, vet=vet))
         self._pending += 1
         try:
             return await fut
@@ -542,6 +542,30 @@ class Engine:
 
         return hook
 
+    @staticmethod
+    def _vetter(text: str, offset: int, plan: SpanPlan, lang: str | None, tree: Any) -> Callable[[str], tuple[str, str]]:
+        """A candidate's text -> (its text cut to the plan at syntax boundaries, why it is dropped or "").
+
+        Dropped: empty, only repeating the suffix, new syntax errors, or unsound by the language's strict check
+        (:func:`syntax.strict.sound`: glued identifiers, Python's own parser). The model thread runs it on its
+        copy of the tree before scoring (what will not be shown is not scored); post-processing runs it again.
+        """
+        suffix = text[offset:]
+        next_line = suffix.split("\n", 2)[1] if suffix.startswith("\n") and suffix.count("\n") >= 1 else ""
+        line_prefix = text[text.rfind("\n", 0, offset) + 1 : offset]
+
+        def vet(raw: str) -> tuple[str, str]:
+            t = syntax.cut_candidate(text, offset, raw, plan, lang, tree)
+            if not t.strip():
+                return t, "empty"
+            if _repeats_suffix(t, suffix, next_line, line_prefix):
+                return t, "repeats_suffix"  # the next line, or only what the suffix already has
+            if not syntax.is_valid(text, offset, offset, t, lang, tree):
+                return t, "syntax"
+            return t, sound(text, offset, t, lang)
+
+        return vet
+
     def _postprocess(self, cands: list[Candidate], text: str, offset: int, plan: SpanPlan, lang: str | None,
                      tree: Any, drops: dict[str, int] | None = None) -> list[Candidate]:
         """Cut to the plan at syntax boundaries, drop unsound or redundant candidates, rank by the gate.
@@ -551,20 +575,10 @@ class Engine:
         """
         drops = {} if drops is None else drops
         kept: list[Candidate] = []
-        suffix = text[offset:]
-        next_line = suffix.split("\n", 2)[1] if suffix.startswith("\n") and suffix.count("\n") >= 1 else ""
+        vet = self._vetter(text, offset, plan, lang, tree)
         line_prefix = text[text.rfind("\n", 0, offset) + 1 : offset]
         for c in cands:
-            t = syntax.cut_candidate(text, offset, c.text, plan, lang, tree)
-            why = ""
-            if not t.strip():
-                why = "empty"
-            elif _repeats_suffix(t, suffix, next_line, line_prefix):
-                why = "repeats_suffix"  # the next line, or only what the suffix already has
-            elif not syntax.is_valid(text, offset, offset, t, lang, tree):
-                why = "syntax"
-            else:
-                why = sound(text, offset, t, lang)
+            t, why = vet(c.text)
             if why:
                 drops[why] = drops.get(why, 0) + 1
                 continue
@@ -580,7 +594,8 @@ class Engine:
         totals = sorted(((c.features.get("total", -99.0), c.text) for c in kept if c.features), reverse=True)
         for c in kept:
             if c.features:
-                c.features["agree"] = float(agree[c.text] - 1) + c.features.get("agree_draft", 0.0)
+                c.features["agree"] = (float(agree[c.text] - 1) + c.features.get("agree_draft", 0.0)
+                                       + c.features.get("dups", 0.0))
                 c.features["typed"] = float(typed)
                 other = next((t for t, x in totals if x != c.text), c.features.get("total", 0.0) - 5.0)
                 c.features["margin"] = c.features.get("total", 0.0) - other

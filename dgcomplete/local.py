@@ -31,6 +31,8 @@ CAUSAL_MAX_TOKENS = 32  # the greedy continuation's bound: one encoder pass per 
 
 # (candidate texts [B], step) -> per-row list of (start, end) character spans to renoise
 SyntaxHook = Callable[[list[str], int], list[list[tuple[int, int]]]]
+# candidate text -> (the text cut to the span's plan, why it would not be shown or ""): the engine's checks
+Vet = Callable[[str], tuple[str, str]]
 
 
 @dataclass
@@ -224,6 +226,7 @@ class LocalInfiller:
         *,
         warm: WarmStart | None = None,
         syntax_hook: SyntaxHook | None = None,
+        vet: Vet | None = None,
     ) -> InfillResult:
         t0 = time.perf_counter()
         heal = cv.heal(req.prefix) if req.plan.kind.value != "range" else cv.Healing(req.prefix, "")
@@ -271,14 +274,25 @@ class LocalInfiller:
             if causal and all(c.text != causal for c in candidates):
                 candidates.append(Candidate(causal, source="causal"))
         scored = 0
+        drops: dict[str, int] = {}
         if self.rescore and req.plan.kind.value != "range":
-            pool = list(candidates)
-            for d in req.drafts:  # a draft the model also sampled is scored once, and marked as agreeing
-                same = next((c for c in pool if c.text == d.text), None)
+            pool: list[Candidate] = []
+            for c in [*candidates, *req.drafts]:
+                if vet is not None:  # what would not be shown is not scored; what is scored is what is shown
+                    text, why = vet(c.text)
+                    if why:
+                        drops[why] = drops.get(why, 0) + 1
+                        continue
+                    if text != c.text:
+                        c = Candidate(text, c.score, c.source, {**c.features, "cut": 1.0})
+                # a draft the model also sampled is scored once, and marked as agreeing
+                same = next((p for p in pool if p.text == c.text), None)
                 if same is None:
-                    pool.append(d)
+                    pool.append(c)
+                elif same.source not in ("diffusion", "causal") or c.source in ("diffusion", "causal"):
+                    same.features["dups"] = same.features.get("dups", 0.0) + 1.0  # two rows or two drafts agree
                 else:
-                    same.features.update(d.features, agree_draft=1.0)
+                    same.features.update(c.features, agree_draft=1.0)
             candidates = self.score(cache, pool, head, typed, req.plan.single_line, cancel)
             scored = len(pool)
         t_score = time.perf_counter()
@@ -298,6 +312,7 @@ class LocalInfiller:
             "healed": typed,
             "hook_renoised": res.renoised_by_hook if res is not None else 0,
             "mode": self.mode,
+            **{f"dropped_{k}": v for k, v in drops.items()},
         }
         return InfillResult(candidates, stats)
 

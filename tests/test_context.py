@@ -180,6 +180,37 @@ def test_scorer_ranks_drafts_and_reports_features(tiny_mask_model):
     assert only.stats["steps"] == 0
 
 
+def test_what_would_not_be_shown_is_not_scored(tiny_mask_model):
+    """The engine's checks run before the scorer: dropped candidates cost no scoring rows, cut ones are scored
+    (and shown) as cut, and a draft that the cut makes equal to another is scored once."""
+    from dgcomplete.local import LocalInfiller
+    from dgcomplete.model import load_model
+    from dgcomplete.types import InfillRequest, SpanKind, SpanPlan
+
+    inf = LocalInfiller(load_model(tiny_mask_model))
+    drafts = [Candidate("a + 1\nmore", source="successor", features={"strength": 1.0}),
+              Candidate("a + 1", source="shape", features={"strength": 0.5}),
+              Candidate("return return", source="prefix", features={})]
+    seen: list[str] = []
+
+    def vet(text: str) -> tuple[str, str]:
+        seen.append(text)
+        if text.startswith("return"):
+            return text, "syntax"
+        return text.split("\n", 1)[0], ""
+
+    req = InfillRequest("def f(a):\n    return ", "\n", SpanPlan(SpanKind.LINE, 1, 16), "python", seed=0,
+                        doc_key="k", sample=False, drafts=drafts)
+    res = inf.infill(req, vet=vet)
+    assert seen == [d.text for d in drafts]
+    assert [c.text for c in res.candidates] == ["a + 1"] and res.stats["scored"] == 1
+    top = res.candidates[0]
+    assert top.source == "successor" and top.features["cut"] == 1.0 and top.features["dups"] == 1.0
+    assert res.stats["dropped_syntax"] == 1
+    none = inf.infill(req, vet=lambda t: (t, "empty"))
+    assert none.candidates == [] and none.stats["scored"] == 0 and none.stats["dropped_empty"] == 3
+
+
 @pytest.mark.parametrize("floor,shown", [(0.0, True), (1.0, False)])
 def test_gate_hides_below_min_confidence(tiny_mask_model, floor, shown):
     from dgcomplete.engine import Engine
