@@ -16,6 +16,7 @@ import asyncio
 import json
 import random
 import time
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -24,14 +25,24 @@ from .quality import Runner, Task, copy_prev, first_line
 EXT = {"python": "py", "javascript": "js", "java": "java", "typescript": "ts", "go": "go", "rust": "rs", "c": "c"}
 
 
-def dev_tasks(corpus: Path, langs: tuple[str, ...], n: int, seed: int = 0, per_file: int = 4) -> list[Task]:
-    """``n`` single-line tasks per language from the corpus's dev split (same split as training)."""
+def file_half(text: str) -> int:
+    """Which half of the dev files a file is in (0 or 1, by content hash): the gate may be fitted on one
+    half (``bench.gate_fit --corpus-dev``) and decoding compared on the other."""
+    return zlib.crc32(text.encode("utf-8", "surrogatepass")) % 2
+
+
+def dev_tasks(corpus: Path, langs: tuple[str, ...], n: int, seed: int = 0, per_file: int = 4,
+              half: int | None = None) -> list[Task]:
+    """``n`` single-line tasks per language from the corpus's dev split (same split as training); with
+    ``half``, only from that half of its files (:func:`file_half`)."""
     from dgcomplete.train.data import load_corpus, split_dev
 
     rng = random.Random(seed)
     out: list[Task] = []
     for lang in langs:
         _, dev = split_dev(load_corpus(corpus, (lang,)))
+        if half is not None:
+            dev = [d for d in dev if file_half(d[0]) == half]
         tasks: list[Task] = []
         for text, _lang in rng.sample(dev, len(dev)):
             lines = text.split("\n")
@@ -74,15 +85,15 @@ def _apply(local: Any, changes: dict[str, Any]) -> None:
 
 
 async def run(model: Path, corpus: Path, variants: list[str], langs: tuple[str, ...], n: int,
-              methods: tuple[str, ...]) -> dict[str, Any]:
-    tasks = dev_tasks(corpus, langs, n)
+              methods: tuple[str, ...], half: int | None = None) -> dict[str, Any]:
+    tasks = dev_tasks(corpus, langs, n, half=half)
     from dgcomplete.model import load_model
 
     from . import machine_info, model_info
 
     res: dict[str, Any] = {"bench": "dev_decoding", "model": model_info(load_model(model)), "machine": machine_info(),
                            "split": "corpus dev files (every 100th, never trained on)", "n_per_lang": n,
-                           "langs": list(langs), "metric": "first-line exact match", "variants": {}}
+                           "langs": list(langs), "metric": "first-line exact match", "half": half, "variants": {}}
     for name in variants:
         runner = Runner(model, 1)
         assert runner.engine.local is not None
@@ -124,10 +135,12 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--n", type=int, default=150)
     ap.add_argument("--langs", default="python,javascript,java")
     ap.add_argument("--methods", default="ours,ar,copy_prev,empty")
+    ap.add_argument("--half", type=int, choices=[0, 1], default=None,
+                    help="only tasks from this half of the dev files (the gate may be fitted on the other)")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
     res = asyncio.run(run(resolve_model(args.model), Path(args.corpus), args.variants.split(","),
-                          tuple(args.langs.split(",")), args.n, tuple(args.methods.split(","))))
+                          tuple(args.langs.split(",")), args.n, tuple(args.methods.split(",")), args.half))
     emit(res, args.out)
 
 
