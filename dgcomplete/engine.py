@@ -346,7 +346,7 @@ class Engine:
         req = InfillRequest(text[:offset], text[offset:], plan, s.lang, n=rows, seed=seed, doc_key=uri, version=version,
                             drafts=drafts, sample="diffusion" in sources, max_steps=self.settings.steps,
                             # an Invoked request can wait for the causal head's greedy line (~10 encoder passes)
-                            causal=n > 1 and "causal" in sources)
+                            causal=n > 1 and "causal" in sources, invoked=n > 1)
         token = cancel or CancelToken()
         if s.inflight is not None and s.inflight is not token:
             s.inflight.cancel("superseded")  # Neovim does not cancel its previous request; we do

@@ -44,6 +44,9 @@ class SamplerConfig:
     # lines and more wrong ones (bench/results/dev_decoding.json, variant "frontier_stop"), so it is off.
     stop_ids: tuple[int, ...] = ()
     fill_id: int | None = None
+    # mask mode: the leftmost still-masked slot is also unmasked every step, so a few-step span is decided left
+    # to right at its start instead of all at once in the last step (the local backend's completions use it)
+    leftmost: bool = False
 
 
 @dataclass
@@ -220,6 +223,11 @@ def denoise(
             order = torch.argsort(token_h.masked_fill(~eligible, float("inf")), dim=-1)
             rank = torch.empty_like(order).scatter_(-1, order, torch.arange(f).expand(b, f).contiguous())
             accept |= (rank < need[:, None]) & eligible
+            if cfg.leftmost:
+                has = eligible.any(-1)
+                first = torch.zeros_like(eligible)
+                first[has, eligible[has].float().argmax(-1)] = True
+                accept |= first
             if force.any():  # syntax hook: re-mask what broke the parse
                 canvas[:, :f] = torch.where(force, torch.full_like(argmax, cfg.mask_id), canvas[:, :f])
                 masked = masked | force

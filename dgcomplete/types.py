@@ -54,6 +54,7 @@ class InfillRequest:
     drafts: list[Candidate] = field(default_factory=list)
     sample: bool = True  # denoise samples of the model's own (off: only score the drafts)
     causal: bool = False  # also the causal head's greedy continuation of the prefix (an Invoked request's extra)
+    invoked: bool = False  # asked for explicitly (several items, shown without the gate): see LocalInfiller.leftmost
 
 
 @dataclass

@@ -249,3 +249,25 @@ def test_frontier_stop_switch_sets_the_span_ending_ids(tiny_model):
     assert li.infill(InfillRequest("def f(a):\n    return ", "\n", plan, seed=0)).candidates
     li.frontier_stop = False
     assert li.sampler.stop_ids == ()
+
+
+def test_invoked_completions_decide_their_start_left_to_right(tiny_model, monkeypatch):
+    """The leftmost-slot rule is on for Invoked completion canvases only: as-you-type ones and edits of a range
+    keep the entropy order."""
+    from dgcomplete import edit
+    from dgcomplete import local as local_mod
+
+    seen: list[bool] = []
+    real = local_mod.denoise
+
+    def spy(step_fn, canvas, free, cfg, *a, **k):
+        seen.append(cfg.leftmost)
+        return real(step_fn, canvas, free, cfg, *a, **k)
+
+    monkeypatch.setattr(local_mod, "denoise", spy)
+    li = LocalInfiller(load_model(tiny_model), max_steps=2)
+    for invoked in (True, False):
+        li.infill(InfillRequest("def f():\n    return ", "\n", SpanPlan(SpanKind.LINE, 1, 8), seed=0, invoked=invoked))
+    edit.ModelFiller(li, "k")(edit.SpanJob("def f(x):\n", "    y = x + 1\n", "\n", [(8, 9)], clamp_rest=True))
+    assert seen == [True, False, False]
+    assert li.sampler.leftmost is False  # the shared settings are not changed by either

@@ -190,3 +190,23 @@ def test_mask_mode_filler_commit_rule(frontier):
     else:  # the filler commits first (lowest entropy): whatever the later slots get is cut off by it
         assert res.tokens[0, 2] == fill and res.accepted_per_step[0] >= 1
         assert seen[1][2] == fill  # committed in the first step, before any content
+
+
+@pytest.mark.parametrize("leftmost", [False, True])
+def test_mask_mode_unmasks_the_leftmost_slot_every_step_when_asked(leftmost):
+    """The span's start is decided left to right: the leftmost masked slot commits at every step even when it is
+    the least sure one (by entropy alone it would wait for the last step)."""
+    v, f, mask, word = 12, 4, 4, 7
+
+    seen = []
+
+    def step(canvas, sc):
+        seen.append(canvas[0, :f].tolist())
+        logits = torch.zeros(canvas.shape[0], f, v)
+        logits[:, 1:, word] = 5.0  # slots 1.. are fairly sure; slot 0 is uniform (highest entropy)
+        return logits
+
+    cfg = SamplerConfig(mode="mask", max_steps=4, mask_id=mask, leftmost=leftmost)
+    res = denoise(step, torch.full((1, f), mask), torch.ones(1, f, dtype=torch.bool), cfg, v)
+    assert (seen[1][0] != mask) is leftmost
+    assert mask not in res.tokens[0].tolist()
