@@ -13,7 +13,8 @@ Suites (evaluation data in ``../shared/data``; evaluation only, never training):
 
 Methods, same run: ``ours`` (Engine.complete: planner + sampler + syntax checks), ``oracle`` (the same with
 the plan's ``max_tokens``/``max_lines`` set to the true middle's token/line count: the length problem
-removed), ``ar`` (greedy autoregressive decoding with the same weights, prefix only), and the baselines
+removed), ``ar`` (greedy autoregressive decoding with the same weights, prefix only), with ``--invoked``
+``invoked`` (the first item of an Invoked request: three items, the causal line among the candidates), and the baselines
 ``empty`` and ``copy_prev`` (repeat the last non-blank line before the cursor).  ``oracle_ratio`` =
 ours ÷ oracle on the tasks both ran.  Per-token accuracy: position-wise token agreement of the first line
 with the true line, over the true line's tokens.
@@ -42,7 +43,7 @@ from typing import Any
 from . import data_dir, read_jsonl_gz, summary
 
 LANG = {"py": ("python", "py"), "js": ("javascript", "js"), "java": ("java", "java")}
-METHODS = ("ours", "oracle", "ar", "empty", "copy_prev")
+METHODS = ("ours", "invoked", "oracle", "ar", "empty", "copy_prev")
 
 
 @dataclass
@@ -126,6 +127,15 @@ class Runner:
         uri = self._open(t)
         try:
             comp = await self.engine.complete(uri, t.offset, seed=0)
+        finally:
+            self.engine.close(uri)
+        return comp.items[0].text if comp.items else ""
+
+    async def invoked(self, t: Task) -> str:
+        """The first item of an Invoked request (Alt+\\: three items, the causal line among the candidates)."""
+        uri = self._open(t)
+        try:
+            comp = await self.engine.complete(uri, t.offset, n=3, seed=0)
         finally:
             self.engine.close(uri)
         return comp.items[0].text if comp.items else ""
@@ -253,7 +263,7 @@ def score(tasks: list[Task], tok: Any, passed: dict[tuple[str, str], bool] | Non
             res[metric][m] = round(sum(t.out[m].strip() == t.truth.strip() for t in ts) / len(ts), 4)
         if "token_accuracy" in res:
             res["token_accuracy"][m] = round(sum(token_accuracy(tok, t.out[m], t.truth) for t in ts) / len(ts), 4)
-        if m in ("ours", "oracle", "ar"):
+        if m in ("ours", "invoked", "oracle", "ar"):
             res["ms"][m] = summary([t.ms[m] for t in ts])
     both = [t for t in tasks if "ours" in t.out and "oracle" in t.out]
     if both:
@@ -279,6 +289,7 @@ class QualityConfig:
     threads: int = 1
     workers: int = 2
     timeout_s: float = 3.0
+    invoked: bool = False  # also the first item of an Invoked request, on every task
     suites: tuple[str, ...] = ("humaneval_single", "humaneval_multi", "santacoder_py", "santacoder_js",
                                "santacoder_java")
 
@@ -320,7 +331,8 @@ async def run_quality(model: Path, cfg: QualityConfig, data_override: str | None
                 if budget is not None and time.perf_counter() - t0 > budget:
                     break
                 with_baselines = cfg.baseline_limit is None or i < cfg.baseline_limit
-                methods = METHODS if with_baselines else ("ours", "empty", "copy_prev")
+                methods = tuple(m for m in (METHODS if with_baselines else ("ours", "invoked", "empty", "copy_prev"))
+                                if m != "invoked" or cfg.invoked)
                 await runner.generate(t, methods)
                 done.append(t)
             gen_s = time.perf_counter() - t0
@@ -342,7 +354,8 @@ async def run_quality(model: Path, cfg: QualityConfig, data_override: str | None
                        "budget_s": cfg.budget_s, "threads": cfg.threads, "timeout_s": cfg.timeout_s,
                        "first_line_rule": "stripped first generated line == stripped canonical line",
                        "cursor": "on the blank line between prompt and suffix (column 0)",
-                       "gate": "open (minConfidence 0): the top candidate of a one-item request"}
+                       "gate": "open (minConfidence 0): the top candidate of a one-item request",
+                       **({"invoked": "the first of an Invoked request's three items"} if cfg.invoked else {})}
     return out
 
 
@@ -358,10 +371,11 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--suites", help="comma-separated subset of " + ",".join(QualityConfig.suites))
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--data", help="evaluation data directory (default: ../shared/data)")
+    ap.add_argument("--invoked", action="store_true", help="also the first item of an Invoked request")
     ap.add_argument("--out", help="write the JSON here")
     args = ap.parse_args(argv)
     cfg = QualityConfig(limit=args.limit, baseline_limit=None if args.baseline_limit == -1 else args.baseline_limit,
-                        budget_s=args.budget_s, threads=args.threads)
+                        budget_s=args.budget_s, threads=args.threads, invoked=args.invoked)
     if args.suites:
         cfg.suites = tuple(s.strip() for s in args.suites.split(",") if s.strip())
     res = asyncio.run(run_quality(resolve_model(args.model), cfg, args.data))
