@@ -87,10 +87,10 @@ class LocalInfiller:
             confidence_threshold=d.confidence_threshold, mask_id=self.tok.mask_id, fill_id=self.tok.fill_id,
         )
         # an Invoked completion's start is decided left to right (mask mode): with 3 steps its content otherwise
-        # commits in parallel in the last one. Held-out dev: the model's samples right 19 -> 37 of 600, the top
-        # candidate 104 -> 112; corpus dev 117 -> 129 of 808. Not as you type: the gate then shows fewer right
-        # suggestions at its precision (75 -> 64 of 600), nor for edits of a range, which repaired fewer
-        # (bench/results/leftmost_ab.json)
+        # commits in parallel in the last one. Held-out dev, Invoked: first item right 99 -> 107 of 600. Not as
+        # you type: its samples are right more often (19 -> 37) but the gate tells them apart less well and
+        # shows fewer right suggestions at its precision (75 -> 64 of 600); nor for edits of a range, which
+        # repaired fewer (bench/results/leftmost_ab.json)
         self.leftmost = True
         self.max_ctx = max_context_tokens or cfg.diffusion.max_context_tokens
         self.max_chars = self.max_ctx * 3

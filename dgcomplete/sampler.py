@@ -45,7 +45,7 @@ class SamplerConfig:
     stop_ids: tuple[int, ...] = ()
     fill_id: int | None = None
     # mask mode: the leftmost still-masked slot is also unmasked every step, so a few-step span is decided left
-    # to right at its start instead of all at once in the last step (the local backend's completions use it)
+    # to right at its start instead of all at once in the last step (the local backend's Invoked completions)
     leftmost: bool = False
 
 
