@@ -26,8 +26,8 @@ EXT = {"python": "py", "javascript": "js", "java": "java", "typescript": "ts", "
 
 
 def file_half(text: str) -> int:
-    """Which half of the dev files a file is in (0 or 1, by content hash): the gate may be fitted on one
-    half (``bench.gate_fit --corpus-dev``) and decoding compared on the other."""
+    """Which half of the dev files a file is in (0 or 1, by content hash): something fitted on one half can
+    be compared on the other (bench/results/gate_corpus_dev_ab.json fitted the gate on half 0)."""
     return zlib.crc32(text.encode("utf-8", "surrogatepass")) % 2
 
 
@@ -73,7 +73,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "self_conditioning": {"self_condition": True},
     "no_self_conditioning": {"self_condition": False},
     "uncalibrated_fill": {"fill_logit_bias": 0.0},
-    "no_leftmost": {"leftmost": False},
 }
 
 

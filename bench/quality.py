@@ -124,18 +124,16 @@ class Runner:
         await self.engine.start()
 
     async def ours(self, t: Task) -> str:
-        uri = self._open(t)
-        try:
-            comp = await self.engine.complete(uri, t.offset, seed=0)
-        finally:
-            self.engine.close(uri)
-        return comp.items[0].text if comp.items else ""
+        return await self._first_item(t, 1)
 
     async def invoked(self, t: Task) -> str:
         """The first item of an Invoked request (Alt+\\: three items, the causal line among the candidates)."""
+        return await self._first_item(t, 3)
+
+    async def _first_item(self, t: Task, n: int) -> str:
         uri = self._open(t)
         try:
-            comp = await self.engine.complete(uri, t.offset, n=3, seed=0)
+            comp = await self.engine.complete(uri, t.offset, n=n, seed=0)
         finally:
             self.engine.close(uri)
         return comp.items[0].text if comp.items else ""
@@ -331,8 +329,9 @@ async def run_quality(model: Path, cfg: QualityConfig, data_override: str | None
                 if budget is not None and time.perf_counter() - t0 > budget:
                     break
                 with_baselines = cfg.baseline_limit is None or i < cfg.baseline_limit
-                methods = tuple(m for m in (METHODS if with_baselines else ("ours", "invoked", "empty", "copy_prev"))
-                                if m != "invoked" or cfg.invoked)
+                methods = METHODS if with_baselines else ("ours", "invoked", "empty", "copy_prev")
+                if not cfg.invoked:
+                    methods = tuple(m for m in methods if m != "invoked")
                 await runner.generate(t, methods)
                 done.append(t)
             gen_s = time.perf_counter() - t0

@@ -361,9 +361,9 @@ class Engine:
         if s.version != version:
             return Completion([], offset, offset, version, plan, reason="stale: document changed during the request")
         t_inf = time.perf_counter()
-        # what the model thread already dropped before scoring (the same checks), then what is dropped here
-        drops = {k[len("dropped_"):]: int(v) for k, v in result.stats.items() if k.startswith("dropped_")}
-        items = self._postprocess(result.candidates, text, offset, plan, s.lang, s.doc.tree, drops)
+        drops = dict(result.drops or {})  # what the model thread's checks dropped before scoring
+        items = self._postprocess(result.candidates, text, offset, plan, s.lang, s.doc.tree, drops,
+                                  vetted=result.drops is not None)
         top = items[0] if items else None
         gated = ""
         floor = self.min_confidence
@@ -567,18 +567,19 @@ class Engine:
         return vet
 
     def _postprocess(self, cands: list[Candidate], text: str, offset: int, plan: SpanPlan, lang: str | None,
-                     tree: Any, drops: dict[str, int] | None = None) -> list[Candidate]:
+                     tree: Any, drops: dict[str, int] | None = None, *, vetted: bool = False) -> list[Candidate]:
         """Cut to the plan at syntax boundaries, drop unsound or redundant candidates, rank by the gate.
 
         ``drops`` counts why candidates were dropped (empty, duplicate, repeats_suffix, syntax, glues,
-        python_parser) for the stats.
+        python_parser) for the stats. ``vetted``: the model thread already ran these checks on the same text
+        (the local backend), so they are not run twice per keystroke.
         """
         drops = {} if drops is None else drops
         kept: list[Candidate] = []
-        vet = self._vetter(text, offset, plan, lang, tree)
+        vet = None if vetted else self._vetter(text, offset, plan, lang, tree)
         line_prefix = text[text.rfind("\n", 0, offset) + 1 : offset]
         for c in cands:
-            t, why = vet(c.text)
+            t, why = vet(c.text) if vet is not None else (c.text, "")
             if why:
                 drops[why] = drops.get(why, 0) + 1
                 continue

@@ -33,6 +33,7 @@ CAUSAL_MAX_TOKENS = 32  # the greedy continuation's bound: one encoder pass per 
 SyntaxHook = Callable[[list[str], int], list[list[tuple[int, int]]]]
 # candidate text -> (the text cut to the span's plan, why it would not be shown or ""): the engine's checks
 Vet = Callable[[str], tuple[str, str]]
+MODEL_SOURCES = ("diffusion", "causal")  # candidates the network wrote (the rest are retrieved drafts)
 
 
 @dataclass
@@ -86,12 +87,6 @@ class LocalInfiller:
             t_min=d.t_min, t_max=d.t_max, stability_threshold=d.stability_threshold,
             confidence_threshold=d.confidence_threshold, mask_id=self.tok.mask_id, fill_id=self.tok.fill_id,
         )
-        # an Invoked completion's start is decided left to right (mask mode): with 3 steps its content otherwise
-        # commits in parallel in the last one. Held-out dev, Invoked: first item right 99 -> 107 of 600. Not as
-        # you type: its samples are right more often (19 -> 37) but the gate tells them apart less well and
-        # shows fewer right suggestions at its precision (75 -> 64 of 600); nor for edits of a range, which
-        # repaired fewer (bench/results/leftmost_ab.json)
-        self.leftmost = True
         self.max_ctx = max_context_tokens or cfg.diffusion.max_context_tokens
         self.max_chars = self.max_ctx * 3
         self.stop_ids = set(self.tok.eos_ids) | {self.tok.pad_id}
@@ -264,8 +259,13 @@ class LocalInfiller:
         hook = None
         if syntax_hook is not None:
             hook = self._token_hook(syntax_hook, free, typed)
+        # an Invoked completion's start is decided left to right (mask mode): with 3 steps its content otherwise
+        # commits in parallel in the last one. Held-out dev, Invoked: first item right 99 -> 107 of 600. Not as
+        # you type: its samples are right more often (19 -> 37) but the gate tells them apart less well and
+        # shows fewer right suggestions at its precision (75 -> 64 of 600); nor for edits of a range (edit.py),
+        # which repaired fewer (bench/results/leftmost_ab.json)
         prep = cv.Prepared(heal.prefix, canvas, free, g, bias, warm_ids is not None, hook, req.max_steps,
-                           leftmost=self.leftmost and req.invoked)
+                           leftmost=req.invoked)
         den = self.denoise_canvas(prep, req.doc_key, cancel, sample=req.sample or not req.drafts)
         cache, ids_n, reused, res = den.cache, den.prefix_tokens, den.reused, den.result
         if res is not None:
@@ -283,6 +283,7 @@ class LocalInfiller:
                 candidates.append(Candidate(causal, source="causal"))
         scored = 0
         drops: dict[str, int] = {}
+        vetted = vet is not None and self.rescore and req.plan.kind.value != "range"
         if self.rescore and req.plan.kind.value != "range":
             pool: list[Candidate] = []
             for c in [*candidates, *req.drafts]:
@@ -293,14 +294,14 @@ class LocalInfiller:
                         continue
                     if text != c.text:
                         c = Candidate(text, c.score, c.source, {**c.features, "cut": 1.0})
-                # a draft the model also sampled is scored once, and marked as agreeing
                 same = next((p for p in pool if p.text == c.text), None)
                 if same is None:
                     pool.append(c)
-                elif same.source not in ("diffusion", "causal") or c.source in ("diffusion", "causal"):
-                    same.features["dups"] = same.features.get("dups", 0.0) + 1.0  # two rows or two drafts agree
-                else:
+                elif same.source in MODEL_SOURCES and c.source not in MODEL_SOURCES:
+                    # a draft the model also wrote: scored once, as the model's, marked as agreeing
                     same.features.update(c.features, agree_draft=1.0)
+                else:  # two rows, or two drafts, agree
+                    same.features["dups"] = same.features.get("dups", 0.0) + 1.0
             candidates = self.score(cache, pool, head, typed, req.plan.single_line, cancel)
             scored = len(pool)
         t_score = time.perf_counter()
@@ -320,9 +321,8 @@ class LocalInfiller:
             "healed": typed,
             "hook_renoised": res.renoised_by_hook if res is not None else 0,
             "mode": self.mode,
-            **{f"dropped_{k}": v for k, v in drops.items()},
         }
-        return InfillResult(candidates, stats)
+        return InfillResult(candidates, stats, drops=drops if vetted else None)
 
     @torch.inference_mode()
     def continue_causally(self, cache: KVCache, typed: str, max_tokens: int, max_lines: int,

@@ -54,7 +54,7 @@ class InfillRequest:
     drafts: list[Candidate] = field(default_factory=list)
     sample: bool = True  # denoise samples of the model's own (off: only score the drafts)
     causal: bool = False  # also the causal head's greedy continuation of the prefix (an Invoked request's extra)
-    invoked: bool = False  # asked for explicitly (several items, shown without the gate): see LocalInfiller.leftmost
+    invoked: bool = False  # asked for explicitly (several items, shown without the gate): decoded left to right
 
 
 @dataclass
@@ -71,6 +71,9 @@ class InfillResult:
     candidates: list[Candidate]
     stats: dict[str, float | int | str] = field(default_factory=dict)
     reason: str = ""  # set when there are no candidates: why (cancelled, stale, nothing to complete, error)
+    # the engine's checks already ran on these candidates (LocalInfiller.infill's ``vet``): why the others were
+    # dropped; None when they did not run (a remote backend), so post-processing runs them
+    drops: dict[str, int] | None = None
 
 
 class Cancelled(Exception):

@@ -206,9 +206,10 @@ def test_what_would_not_be_shown_is_not_scored(tiny_mask_model):
     assert [c.text for c in res.candidates] == ["a + 1"] and res.stats["scored"] == 1
     top = res.candidates[0]
     assert top.source == "successor" and top.features["cut"] == 1.0 and top.features["dups"] == 1.0
-    assert res.stats["dropped_syntax"] == 1
+    assert res.drops == {"syntax": 1}
     none = inf.infill(req, vet=lambda t: (t, "empty"))
-    assert none.candidates == [] and none.stats["scored"] == 0 and none.stats["dropped_empty"] == 3
+    assert none.candidates == [] and none.stats["scored"] == 0 and none.drops == {"empty": 3}
+    assert inf.infill(req).drops is None  # no checks given: post-processing will run them
 
 
 @pytest.mark.parametrize("floor,shown", [(0.0, True), (1.0, False)])

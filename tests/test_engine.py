@@ -271,3 +271,23 @@ def test_invoked_completions_decide_their_start_left_to_right(tiny_model, monkey
     edit.ModelFiller(li, "k")(edit.SpanJob("def f(x):\n", "    y = x + 1\n", "\n", [(8, 9)], clamp_rest=True))
     assert seen == [True, False, False]
     assert li.sampler.leftmost is False  # the shared settings are not changed by either
+
+
+def test_the_checks_run_once_per_keystroke_on_the_local_backend(tiny_model, monkeypatch):
+    """The model thread's checks (before scoring) are not repeated by post-processing for the same text."""
+    made: list[int] = []
+    real = Engine._vetter
+
+    def counting(*a, **k):
+        made.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(Engine, "_vetter", staticmethod(counting))
+    e = Engine(load_model(tiny_model), threads=1)
+    e.open("file:///v.py", CODE, 1, "python")
+
+    async def go():
+        return await e.complete("file:///v.py", CURSOR, seed=0)
+
+    comp = asyncio.run(go())
+    assert made == [1], comp.reason
