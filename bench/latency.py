@@ -432,8 +432,18 @@ async def scale_test(daemon: Daemon, rounds: int, *, max_keys: int | None = 40, 
         for name, text, region in (("small", small, rs), ("big", big, rb)):
             s = make_session(f"scale-{name}", "python", text, [region], Pace(scale=0.0), random.Random(seed))
             rr: list[Req] = []
+            # the small file is edited with the big one (the same lines missing) open beside it: retrieval sees
+            # the same lines in both rounds (a draft adds a scoring pass), so the ratio measures the size of the
+            # edited document, not what else it offers to copy from
+            beside = None
+            if name == "small":
+                beside = Editor(daemon, "sequential", make_session("scale-beside", "python", big, [rb], Pace(scale=0.0),
+                                                                   random.Random(seed)), f"file:///bench/scale/beside-{k}.py", [])
+                beside.open()
             await replay(daemon, s, "sequential", rr, uri=f"file:///bench/scale/{name}-{k}.py",
                          max_keys=None if max_keys is None else max_keys + 1)
+            if beside is not None:
+                beside.close()
             if rr:
                 firsts[name].append(rr[0].ms or 0.0)
             recs[name].extend(rr[1:])  # the first request encodes the whole window: reported apart
@@ -443,6 +453,8 @@ async def scale_test(daemon: Daemon, rounds: int, *, max_keys: int | None = 40, 
         out[name]["first_request_ms"] = summary(firsts[name])
         out[name]["prefix_tokens_p50"] = summary([float(r.stats.get("prefix_tokens", 0)) for r in model])["p50"]
         out[name]["cache_hit_tokens_p50"] = summary([float(r.stats.get("cache_hit_tokens", 0)) for r in model])["p50"]
+        out[name]["scored_mean"] = summary([float(r.stats.get("scored", 0)) for r in model])["mean"]
+        out[name]["drafts_mean"] = summary([float(r.stats.get("drafts", 0)) for r in model])["mean"]
     a, b = out["small"].get("p50"), out["big"].get("p50")
     out["ratio_p50"] = round(b / a, 3) if a and b else None
     out["keystrokes_per_round"] = len(recs["small"]) // max(1, rounds)

@@ -195,7 +195,10 @@ def flatten(results: dict[str, Any], args: argparse.Namespace, model: dict[str, 
            "ar_ms_p50": (avd.get("ar_ms") or {}).get("p50")},
         "file_scale_ratio": (lat.get("file_scale") or {}).get("ratio_p50"),
         "file_scale": {k: (lat.get("file_scale") or {}).get(k) for k in ("small_lines", "big_lines")}
-        | {n: {**_pick((lat.get("file_scale") or {}).get(n), "p50", "p95", "prefix_tokens_p50", "cache_hit_tokens_p50"),
+        | {n: {**_pick((lat.get("file_scale") or {}).get(n), "p50", "p95", "prefix_tokens_p50", "cache_hit_tokens_p50",
+                       "scored_mean", "drafts_mean"),
+               "parts_ms_p50": {k: v.get("p50") for k, v in
+                                ((((lat.get("file_scale") or {}).get(n) or {}).get("parts_ms")) or {}).items()},
                "first_request_ms": (((lat.get("file_scale") or {}).get(n) or {}).get("first_request_ms") or {}).get("p50")}
            for n in ("small", "big")},
         "threads": {"daemon_auto_or_given": lat.get("daemon_threads"),
