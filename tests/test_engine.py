@@ -251,11 +251,12 @@ def test_frontier_stop_switch_sets_the_span_ending_ids(tiny_model):
     assert li.sampler.stop_ids == ()
 
 
-def test_invoked_completions_decide_their_start_left_to_right(tiny_model, monkeypatch):
-    """The leftmost-slot rule is on for Invoked completion canvases only: as-you-type ones and edits of a range
-    keep the entropy order."""
+def test_completions_decide_their_start_left_to_right_when_invoked_or_without_drafts(tiny_model, monkeypatch):
+    """The leftmost-slot rule is on for Invoked completion canvases and for as-you-type ones that have no
+    drafts; as-you-type ones beside drafts and edits of a range keep the entropy order."""
     from dgcomplete import edit
     from dgcomplete import local as local_mod
+    from dgcomplete.types import Candidate
 
     seen: list[bool] = []
     real = local_mod.denoise
@@ -266,11 +267,13 @@ def test_invoked_completions_decide_their_start_left_to_right(tiny_model, monkey
 
     monkeypatch.setattr(local_mod, "denoise", spy)
     li = LocalInfiller(load_model(tiny_model), max_steps=2)
-    for invoked in (True, False):
-        li.infill(InfillRequest("def f():\n    return ", "\n", SpanPlan(SpanKind.LINE, 1, 8), seed=0, invoked=invoked))
+    draft = [Candidate("a", source="prefix")]
+    for invoked, drafts in ((True, draft), (True, []), (False, draft), (False, [])):
+        li.infill(InfillRequest("def f():\n    return ", "\n", SpanPlan(SpanKind.LINE, 1, 8), seed=0, invoked=invoked,
+                                drafts=drafts))
     edit.ModelFiller(li, "k")(edit.SpanJob("def f(x):\n", "    y = x + 1\n", "\n", [(8, 9)], clamp_rest=True))
-    assert seen == [True, False, False]
-    assert li.sampler.leftmost is False  # the shared settings are not changed by either
+    assert seen == [True, True, False, True, False]
+    assert li.sampler.leftmost is False  # the shared settings are not changed by any of them
 
 
 def test_the_checks_run_once_per_keystroke_on_the_local_backend(tiny_model, monkeypatch):
