@@ -125,6 +125,38 @@ def test_apply_change_reparses_with_the_old_tree(monkeypatch: pytest.MonkeyPatch
     doc = SyntaxDocument("def f():\n    return 1\n", "python")
     monkeypatch.setattr(document_mod, "get_parser", Recorder)
     doc.apply_change(1, 11, 1, 12, "2")
+    assert calls == [] and doc.parse_pending  # the reparse waits for a reader
+    assert doc.tree is doc.tree  # the first read reparses, the second does not
+    assert calls == [True] and not doc.parse_pending
+    _assert_in_sync(doc)
+
+
+def test_changes_between_two_reads_cost_one_reparse(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A formatter's many edits in one didChange (or fast typing before a request) reparse once, and the
+    tree they leave is the one a fresh parse of the text gives."""
+    import dgcomplete.syntax.document as document_mod
+
+    calls: list[bool] = []
+    real = document_mod.get_parser
+
+    class Recorder:
+        def __init__(self, lang: str) -> None:
+            self.parser = real(lang)
+
+        def parse(self, data: bytes, old_tree: object = None) -> object:
+            calls.append(old_tree is not None)
+            return self.parser.parse(data) if old_tree is None else self.parser.parse(data, old_tree)
+
+    src = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(50))
+    doc = SyntaxDocument(src, "python")
+    monkeypatch.setattr(document_mod, "get_parser", Recorder)
+    for i in range(49, -1, -1):  # bottom-up, as formatters send them: earlier positions stay valid
+        line = 3 * i + 1
+        doc.apply_change(line, 4, line, 10, "return  ")  # 'return x' -> 'return   x'
+        doc.apply_change(line, 0, line, 0, "# f\n") if i % 10 == 0 else None
+    doc.apply_change(150 + 5, 0, 150 + 5, 0, "def g(:\n")  # ends broken: the tree must show it
+    assert calls == [] and doc.parse_pending
+    assert error_count(doc.tree) > 0
     assert calls == [True]
     _assert_in_sync(doc)
 

@@ -117,16 +117,35 @@ class SyntaxDocument:
     """Keeps a tree per open document, edited incrementally (tree.edit + reparse with the old tree),
     not reparsed from scratch per keystroke.
 
+    A change only edits the tree; the reparse waits until the tree is read, so the changes that arrive
+    between two reads (a formatter's many edits in one didChange, fast typing under a debouncing client) cost
+    one reparse. That matters in a big file: tree-sitter-python reuses little of what follows the end of a
+    block, where one types most, so a reparse there grows with the rest of the file.
+
     Lines break at "\\n", "\\r\\n" and a lone "\\r", as LSP positions count them.
     """
 
     def __init__(self, text: str, lang: str | None) -> None:
         self.lang: str | None = lang if is_supported(lang) else None
         self.text: str = ""
-        self.tree: tree_sitter.Tree | None = None
+        self._tree: tree_sitter.Tree | None = None
+        self._edited = False  # the tree has edits not yet reparsed
         self._data: bytes = b""
         self._starts: list[int] = [0]
         self.replace_all(text)
+
+    @property
+    def tree(self) -> tree_sitter.Tree | None:
+        """The current text's tree (reparsed incrementally here if changes came since the last read)."""
+        if self._edited and self._tree is not None and self.lang is not None:
+            self._tree = get_parser(self.lang).parse(self._data, self._tree)
+            self._edited = False
+        return self._tree
+
+    @property
+    def parse_pending(self) -> bool:
+        """Whether the next read of ``tree`` reparses."""
+        return self._edited
 
     # --- positions -------------------------------------------------------------------------
 
@@ -172,12 +191,13 @@ class SyntaxDocument:
         self.text = text
         self._data = text.encode("utf-8")
         self._starts = _line_starts(text)
-        self.tree = parse(self._data, self.lang)
+        self._tree = parse(self._data, self.lang)
+        self._edited = False
 
     def apply_change(
         self, start_line: int, start_col_utf16: int, end_line: int, end_col_utf16: int, new_text: str
     ) -> None:
-        """Apply one LSP incremental change (UTF-16 columns), editing the tree and reparsing incrementally."""
+        """Apply one LSP incremental change (UTF-16 columns): the tree is edited, and reparsed when next read."""
         start = self.offset_at(start_line, start_col_utf16)
         end = self.offset_at(end_line, end_col_utf16)
         if end < start:
@@ -197,7 +217,7 @@ class SyntaxDocument:
                 tail = [s + delta for s in tail]
             self._starts = self._starts[: first + 1] + added + tail
 
-        if self.tree is None or self.lang is None:
+        if self._tree is None or self.lang is None:
             self._data = self.text.encode("utf-8")
             return
         old_data = self._data
@@ -207,10 +227,10 @@ class SyntaxDocument:
         self._data = old_data[:start_b] + new_b + old_data[end_b:]
         start_point = (first, start_b - (old_data.rfind(b"\n", 0, start_b) + 1))
         end_point = (last, end_b - (old_data.rfind(b"\n", 0, end_b) + 1))
-        self.tree.edit(
+        self._tree.edit(
             start_b, end_b, start_b + len(new_b), start_point, end_point, advance_point(start_point, new_b)
         )
-        self.tree = get_parser(self.lang).parse(self._data, self.tree)
+        self._edited = True  # reparsed when the tree is next read
 
     def position_line(self, offset: int) -> int:
         """0-based line of a code-point offset."""
