@@ -444,3 +444,26 @@ def test_position_of_and_offset_of_on_plain_text() -> None:
     for line, col16 in [(0, 2), (0, 5), (1, 3), (4, 0), (-1, 0), (0, -1)]:  # mid-pair, past a line / the text
         assert offset_of(text, line, col16, strict=True) is None, (line, col16)
     assert offset_of(text, 0, 2) == 2 and offset_of(text, 0, 99) == 3 and offset_of(text, 9, 0) == len(text)
+
+
+def test_a_check_in_the_gap_before_a_blocks_last_child_does_not_crash() -> None:
+    """py-tree-sitter's first_child_for_byte returns an invalid node (touching it segfaulted the daemon) for a
+    byte in the blank line before a Go ``const (...)`` block's ``)``; the check windows of a big file land there
+    when a completion is asked on that line (a real corpus file did it)."""
+    from dgcomplete.syntax.languages import get_parser
+
+    block = "const (\n\tA Kind = iota\n\tB // b\n\n)\n"
+    tree = get_parser("go").parse(block.encode())
+    node = tree.root_node.child(0)
+    assert node.type == "const_declaration"
+    for b in range(len(block) + 1):  # the same node as a scan, for every byte (ids only: nothing invalid touched)
+        want = next((k for k in node.children if k.end_byte > b), None)
+        got = check_mod._first_child_for_byte(node, b)
+        assert (got.id if got is not None else None) == (want.id if want is not None else None), b
+    funcs = "".join(f"func f{i}(x int) int {{\n\treturn x + {i}\n}}\n\n" for i in range(700))
+    text = "package p\n\n" + funcs[: len(funcs) // 2] + block + funcs[len(funcs) // 2 :]
+    assert len(text.encode()) > check_mod._SMALL_DOC  # windows, not the whole file
+    at = text.index("\tB // b\n\n") + len("\tB // b\n")
+    for cand in ("\tC", "\tC Kind = 3", ")"):
+        assert isinstance(check_mod.new_errors(text, at, at, cand, "go"), int)
+        check_mod.error_char_spans(text, at, at, cand, "go")

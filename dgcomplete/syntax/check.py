@@ -72,12 +72,21 @@ _MAX_WINDOW = 64 * 1024
 
 
 def _first_child_for_byte(node: tree_sitter.Node, byte: int) -> tree_sitter.Node | None:
-    """``node.first_child_for_byte`` minus a crash: py-tree-sitter 0.26 returns an invalid node (touching it
-    segfaults) instead of None when no child ends after ``byte``, e.g. with the cursor at the end of the file."""
-    n = node.child_count
-    if n == 0 or node.child(n - 1).end_byte <= byte:
-        return None
-    return node.first_child_for_byte(byte)
+    """The first child of ``node`` that ends after ``byte``, or None.
+
+    Not ``node.first_child_for_byte``: py-tree-sitter 0.26 returns an invalid node (touching it segfaults the
+    process) instead of None when no child ends after ``byte`` (the cursor at the end of the file), and also
+    when ``byte`` falls in a gap before the last child (the blank line before a Go ``const (...)`` block's
+    ``)``). A binary search over ``child(i)``, which only takes valid indices, finds the same node.
+    """
+    lo, hi = 0, node.child_count
+    while lo < hi:  # the first index whose child ends after byte (children's end bytes never decrease)
+        mid = (lo + hi) // 2
+        if node.child(mid).end_byte > byte:
+            hi = mid
+        else:
+            lo = mid + 1
+    return node.child(lo) if lo < node.child_count else None
 
 
 def _point(data: bytes, offset: int) -> tuple[int, int]:
