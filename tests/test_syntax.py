@@ -108,7 +108,8 @@ def test_incremental_changes_use_utf16_columns_and_match_a_full_parse() -> None:
     assert doc.position_at(doc.text.index("日")) == (0, 7)
 
 
-def test_apply_change_reparses_with_the_old_tree(monkeypatch: pytest.MonkeyPatch) -> None:
+def _record_parses(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
+    """From now on, each parse of a SyntaxDocument appends whether it reused an old tree."""
     import dgcomplete.syntax.document as document_mod
 
     calls: list[bool] = []
@@ -122,8 +123,13 @@ def test_apply_change_reparses_with_the_old_tree(monkeypatch: pytest.MonkeyPatch
             calls.append(old_tree is not None)
             return self.parser.parse(data) if old_tree is None else self.parser.parse(data, old_tree)
 
-    doc = SyntaxDocument("def f():\n    return 1\n", "python")
     monkeypatch.setattr(document_mod, "get_parser", Recorder)
+    return calls
+
+
+def test_apply_change_reparses_with_the_old_tree(monkeypatch: pytest.MonkeyPatch) -> None:
+    doc = SyntaxDocument("def f():\n    return 1\n", "python")
+    calls = _record_parses(monkeypatch)
     doc.apply_change(1, 11, 1, 12, "2")
     assert calls == [] and doc.parse_pending  # the reparse waits for a reader
     assert doc.tree is doc.tree  # the first read reparses, the second does not
@@ -134,27 +140,15 @@ def test_apply_change_reparses_with_the_old_tree(monkeypatch: pytest.MonkeyPatch
 def test_changes_between_two_reads_cost_one_reparse(monkeypatch: pytest.MonkeyPatch) -> None:
     """A formatter's many edits in one didChange (or fast typing before a request) reparse once, and the
     tree they leave is the one a fresh parse of the text gives."""
-    import dgcomplete.syntax.document as document_mod
-
-    calls: list[bool] = []
-    real = document_mod.get_parser
-
-    class Recorder:
-        def __init__(self, lang: str) -> None:
-            self.parser = real(lang)
-
-        def parse(self, data: bytes, old_tree: object = None) -> object:
-            calls.append(old_tree is not None)
-            return self.parser.parse(data) if old_tree is None else self.parser.parse(data, old_tree)
-
     src = "".join(f"def f{i}(x):\n    return x + {i}\n\n" for i in range(50))
     doc = SyntaxDocument(src, "python")
-    monkeypatch.setattr(document_mod, "get_parser", Recorder)
+    calls = _record_parses(monkeypatch)
     for i in range(49, -1, -1):  # bottom-up, as formatters send them: earlier positions stay valid
         line = 3 * i + 1
-        doc.apply_change(line, 4, line, 10, "return  ")  # 'return x' -> 'return   x'
-        doc.apply_change(line, 0, line, 0, "# f\n") if i % 10 == 0 else None
-    doc.apply_change(150 + 5, 0, 150 + 5, 0, "def g(:\n")  # ends broken: the tree must show it
+        doc.apply_change(line, 4, line, 10, "return  ")  # '    return x' -> '    return   x'
+        if i % 10 == 0:
+            doc.apply_change(line, 0, line, 0, "# f\n")
+    doc.apply_change(155, 0, 155, 0, "def g(:\n")  # the last line (150 + 5 inserted): ends broken
     assert calls == [] and doc.parse_pending
     assert error_count(doc.tree) > 0
     assert calls == [True]
