@@ -32,10 +32,16 @@ def file_half(text: str) -> int:
 
 
 def dev_tasks(corpus: Path, langs: tuple[str, ...], n: int, seed: int = 0, per_file: int = 4,
-              half: int | None = None) -> list[Task]:
+              half: int | None = None, kind: str = "whole_line") -> list[Task]:
     """``n`` single-line tasks per language from the corpus's dev split (same split as training); with
-    ``half``, only from that half of its files (:func:`file_half`)."""
+    ``half``, only from that half of its files (:func:`file_half`).
+
+    ``whole_line``: the line is removed and the cursor is at column 0 of the blank line left. ``mid_line``: the
+    rest of the line from a cut inside it is removed, the cursor at the cut, as the held-out split's mid-line
+    cases (:func:`bench.heldout.cut_points`: a token boundary, or inside an identifier 30 % of the time)."""
     from dgcomplete.train.data import load_corpus, split_dev
+
+    from .heldout import MID_IDENT_SHARE, cut_points
 
     rng = random.Random(seed)
     out: list[Task] = []
@@ -52,6 +58,17 @@ def dev_tasks(corpus: Path, langs: tuple[str, ...], n: int, seed: int = 0, per_f
             for i in rng.sample(cands, min(per_file, len(cands))):  # a few lines per file: the dev split is small
                 prefix = "\n".join(lines[:i]) + "\n"
                 suffix = "\n".join(lines[i + 1 :])
+                if kind == "mid_line":
+                    body = lines[i].rstrip()
+                    bounds, mids = cut_points(body)
+                    pool = mids if mids and (rng.random() < MID_IDENT_SHARE or not bounds) else bounds
+                    if not pool:
+                        continue
+                    cut = rng.choice(pool)
+                    doc = prefix + body[:cut] + "\n" + suffix
+                    tasks.append(Task(f"dev_{lang}", f"{lang}/{len(tasks)}", lang, EXT[lang], doc,
+                                      len(prefix) + cut, body[cut:], True))
+                    continue
                 doc = prefix + "\n" + suffix
                 tasks.append(Task(f"dev_{lang}", f"{lang}/{len(tasks)}", lang, EXT[lang], doc, len(prefix),
                                   lines[i], True))
@@ -85,15 +102,16 @@ def _apply(local: Any, changes: dict[str, Any]) -> None:
 
 
 async def run(model: Path, corpus: Path, variants: list[str], langs: tuple[str, ...], n: int,
-              methods: tuple[str, ...], half: int | None = None) -> dict[str, Any]:
-    tasks = dev_tasks(corpus, langs, n, half=half)
+              methods: tuple[str, ...], half: int | None = None, kind: str = "whole_line") -> dict[str, Any]:
+    tasks = dev_tasks(corpus, langs, n, half=half, kind=kind)
     from dgcomplete.model import load_model
 
     from . import machine_info, model_info
 
     res: dict[str, Any] = {"bench": "dev_decoding", "model": model_info(load_model(model)), "machine": machine_info(),
                            "split": "corpus dev files (every 100th, never trained on)", "n_per_lang": n,
-                           "langs": list(langs), "metric": "first-line exact match", "half": half, "variants": {}}
+                           "langs": list(langs), "metric": "first-line exact match", "half": half, "kind": kind,
+                           "variants": {}}
     for name in variants:
         runner = Runner(model, 1)
         assert runner.engine.local is not None
@@ -137,10 +155,13 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--methods", default="ours,ar,copy_prev,empty")
     ap.add_argument("--half", type=int, choices=[0, 1], default=None,
                     help="only tasks from this half of the dev files (the gate may be fitted on the other)")
+    ap.add_argument("--kind", choices=["whole_line", "mid_line"], default="whole_line",
+                    help="remove the whole line, or the rest of it from a cut inside it")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
     res = asyncio.run(run(resolve_model(args.model), Path(args.corpus), args.variants.split(","),
-                          tuple(args.langs.split(",")), args.n, tuple(args.methods.split(",")), args.half))
+                          tuple(args.langs.split(",")), args.n, tuple(args.methods.split(",")), args.half,
+                          args.kind))
     emit(res, args.out)
 
 
