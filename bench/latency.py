@@ -428,17 +428,18 @@ async def scale_test(daemon: Daemon, rounds: int, *, max_keys: int | None = 40, 
     out: dict[str, Any] = {"small_lines": small.count("\n") + 1, "big_lines": big.count("\n") + 1}
     recs: dict[str, list[Req]] = {"small": [], "big": []}
     firsts: dict[str, list[float]] = {"small": [], "big": []}
+    sessions = {name: make_session(f"scale-{name}", "python", text, [region], Pace(scale=0.0), random.Random(seed))
+                for name, text, region in (("small", small, rs), ("big", big, rb))}
     for k in range(rounds):
-        for name, text, region in (("small", small, rs), ("big", big, rb)):
-            s = make_session(f"scale-{name}", "python", text, [region], Pace(scale=0.0), random.Random(seed))
+        for name in ("small", "big"):
+            s = sessions[name]
             rr: list[Req] = []
             # the small file is edited with the big one (the same lines missing) open beside it: retrieval sees
             # the same lines in both rounds (a draft adds a scoring pass), so the ratio measures the size of the
             # edited document, not what else it offers to copy from
             beside = None
             if name == "small":
-                beside = Editor(daemon, "sequential", make_session("scale-beside", "python", big, [rb], Pace(scale=0.0),
-                                                                   random.Random(seed)), f"file:///bench/scale/beside-{k}.py", [])
+                beside = Editor(daemon, "sequential", sessions["big"], f"file:///bench/scale/beside-{k}.py", [])
                 beside.open()
             await replay(daemon, s, "sequential", rr, uri=f"file:///bench/scale/{name}-{k}.py",
                          max_keys=None if max_keys is None else max_keys + 1)

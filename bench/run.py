@@ -152,6 +152,7 @@ def part_syntax(model: Path, args: argparse.Namespace, log: Any) -> dict[str, An
 def flatten(results: dict[str, Any], args: argparse.Namespace, model: dict[str, Any], machine: dict[str, Any],
             wall_s: float) -> dict[str, Any]:
     lat = results.get("latency") or {}
+    fs = lat.get("file_scale") or {}
     par = results.get("parallel") or {}
     q = results.get("quality") or {}
     avd = par.get("ar_vs_diffusion") or {}
@@ -193,13 +194,11 @@ def flatten(results: dict[str, Any], args: argparse.Namespace, model: dict[str, 
                                                      "errors")}
         | {"diffusion_ms_p50": (avd.get("diffusion_ms") or {}).get("p50"),
            "ar_ms_p50": (avd.get("ar_ms") or {}).get("p50")},
-        "file_scale_ratio": (lat.get("file_scale") or {}).get("ratio_p50"),
-        "file_scale": {k: (lat.get("file_scale") or {}).get(k) for k in ("small_lines", "big_lines")}
-        | {n: {**_pick((lat.get("file_scale") or {}).get(n), "p50", "p95", "prefix_tokens_p50", "cache_hit_tokens_p50",
-                       "scored_mean", "drafts_mean"),
-               "parts_ms_p50": {k: v.get("p50") for k, v in
-                                ((((lat.get("file_scale") or {}).get(n) or {}).get("parts_ms")) or {}).items()},
-               "first_request_ms": (((lat.get("file_scale") or {}).get(n) or {}).get("first_request_ms") or {}).get("p50")}
+        "file_scale_ratio": fs.get("ratio_p50"),
+        "file_scale": {k: fs.get(k) for k in ("small_lines", "big_lines")}
+        | {n: {**lat_block(fs.get(n)),
+               **_pick(fs.get(n), "prefix_tokens_p50", "cache_hit_tokens_p50", "scored_mean", "drafts_mean"),
+               "first_request_ms": ((fs.get(n) or {}).get("first_request_ms") or {}).get("p50")}
            for n in ("small", "big")},
         "threads": {"daemon_auto_or_given": lat.get("daemon_threads"),
                     **{k: _pick(v, "n", "p50", "p95") if isinstance(v, dict) else v

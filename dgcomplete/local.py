@@ -231,7 +231,8 @@ class LocalInfiller:
         vet: Vet | None = None,
     ) -> InfillResult:
         t0 = time.perf_counter()
-        heal = cv.heal(req.prefix) if req.plan.kind.value != "range" else cv.Healing(req.prefix, "")
+        span = req.plan.kind.value != "range"  # a completion's span, not a range being rewritten
+        heal = cv.heal(req.prefix) if span else cv.Healing(req.prefix, "")
         head = self.suffix_head(req.suffix)
         typed = heal.typed
         n_free = max(4, min(req.plan.max_tokens + (2 if typed else 0), self.cfg.canvas_length - len(head)))
@@ -252,7 +253,7 @@ class LocalInfiller:
         if self.fill_logit_bias and self.tok.fill_id is not None:
             bias = torch.zeros(f, self.cfg.vocab_size) if bias is None else bias
             bias[:, self.tok.fill_id] += self.fill_logit_bias
-        if self.min_content and req.plan.kind.value != "range":
+        if self.min_content and span:
             bias = torch.zeros(f, self.cfg.vocab_size) if bias is None else bias
             blank = not heal.prefix[heal.prefix.rfind("\n") + 1 :].strip() and not req.suffix.split("\n", 1)[0].strip()
             bias[: min(f, 2 if blank else 1), self.stop_list] = float("-inf")
@@ -267,7 +268,7 @@ class LocalInfiller:
         # samples from the drafts less well (75 -> 64 right at its precision); nor for edits of a range (edit.py),
         # which repaired fewer (bench/results/leftmost_ab.json)
         prep = cv.Prepared(heal.prefix, canvas, free, g, bias, warm_ids is not None, hook, req.max_steps,
-                           leftmost=req.invoked or (not req.drafts and req.plan.kind.value != "range"))
+                           leftmost=req.invoked or (span and not req.drafts))
         den = self.denoise_canvas(prep, req.doc_key, cancel, sample=req.sample or not req.drafts)
         cache, ids_n, reused, res = den.cache, den.prefix_tokens, den.reused, den.result
         if res is not None:
@@ -278,15 +279,15 @@ class LocalInfiller:
         if not has_fill and candidates:  # length search: keep the most confident length
             candidates = sorted(candidates, key=lambda c: c.score)[:rows]
         causal = None
-        if req.causal and req.plan.kind.value != "range":
+        if req.causal and span:
             causal = self.continue_causally(cache, typed, req.plan.max_tokens, req.plan.max_lines, cancel,
                                             after_space=heal.prefix[-1:] in (" ", "\t"))
             if causal and all(c.text != causal for c in candidates):
                 candidates.append(Candidate(causal, source="causal"))
         scored = 0
         drops: dict[str, int] = {}
-        vetted = vet is not None and self.rescore and req.plan.kind.value != "range"
-        if self.rescore and req.plan.kind.value != "range":
+        rescoring = self.rescore and span
+        if rescoring:
             pool: list[Candidate] = []
             for c in [*candidates, *req.drafts]:
                 if vet is not None:  # what would not be shown is not scored; what is scored is what is shown
@@ -324,7 +325,7 @@ class LocalInfiller:
             "hook_renoised": res.renoised_by_hook if res is not None else 0,
             "mode": self.mode,
         }
-        return InfillResult(candidates, stats, drops=drops if vetted else None)
+        return InfillResult(candidates, stats, drops=drops if rescoring and vet is not None else None)
 
     @torch.inference_mode()
     def continue_causally(self, cache: KVCache, typed: str, max_tokens: int, max_lines: int,

@@ -45,7 +45,8 @@ class SamplerConfig:
     stop_ids: tuple[int, ...] = ()
     fill_id: int | None = None
     # mask mode: the leftmost still-masked slot is also unmasked every step, so a few-step span is decided left
-    # to right at its start instead of all at once in the last step (the local backend's Invoked completions)
+    # to right at its start instead of all at once in the last step (LocalInfiller.infill: Invoked completions and
+    # as-you-type ones without drafts)
     leftmost: bool = False
 
 

@@ -137,7 +137,8 @@ class SyntaxDocument:
     @property
     def tree(self) -> tree_sitter.Tree | None:
         """The current text's tree (reparsed incrementally here if changes came since the last read)."""
-        if self._edited and self._tree is not None and self.lang is not None:
+        if self._edited:  # set only after an edit of a parsed tree (apply_change), so lang and tree are set
+            assert self._tree is not None and self.lang is not None
             self._tree = get_parser(self.lang).parse(self._data, self._tree)
             self._edited = False
         return self._tree
