@@ -31,6 +31,34 @@ def file_half(text: str) -> int:
     return zlib.crc32(text.encode("utf-8", "surrogatepass")) % 2
 
 
+# definitions a "function" task is cut from (tree-sitter node types), per language
+FUNCTION_NODES = {
+    "python": ("function_definition",),
+    "javascript": ("function_declaration", "method_definition", "generator_function_declaration"),
+    "typescript": ("function_declaration", "method_definition", "generator_function_declaration"),
+    "java": ("method_declaration", "constructor_declaration"),
+    "go": ("function_declaration", "method_declaration"),
+    "rust": ("function_item",),
+    "c": ("function_definition",),
+}
+
+
+def functions(text: str, lang: str, lo: int = 6, hi: int = 60) -> list[tuple[int, int]]:
+    """(first, last) line of every definition of ``lo``..``hi`` lines in ``text`` (tree-sitter)."""
+    from dgcomplete.syntax.document import parse
+
+    tree = parse(text, lang)
+    if tree is None:
+        return []
+    types, out, stack = FUNCTION_NODES.get(lang, ()), [], [tree.root_node]
+    while stack:
+        node = stack.pop()
+        if node.type in types and lo <= node.end_point[0] - node.start_point[0] + 1 <= hi:
+            out.append((node.start_point[0], node.end_point[0]))
+        stack.extend(node.children)
+    return sorted(out)
+
+
 def dev_tasks(corpus: Path, langs: tuple[str, ...], n: int, seed: int = 0, per_file: int = 4,
               half: int | None = None, kind: str = "whole_line") -> list[Task]:
     """``n`` single-line tasks per language from the corpus's dev split (same split as training); with
@@ -38,7 +66,9 @@ def dev_tasks(corpus: Path, langs: tuple[str, ...], n: int, seed: int = 0, per_f
 
     ``whole_line``: the line is removed and the cursor is at column 0 of the blank line left. ``mid_line``: the
     rest of the line from a cut inside it is removed, the cursor at the cut, as the held-out split's mid-line
-    cases (:func:`bench.heldout.cut_points`: a token boundary, or inside an identifier 30 % of the time)."""
+    cases (:func:`bench.heldout.cut_points`: a token boundary, or inside an identifier 30 % of the time).
+    ``function``: a whole line inside one definition of 6-60 lines, the document that definition alone (its
+    whole lines): a short file with no other code to retrieve from, the shape of function-level suites."""
     from dgcomplete.train.data import load_corpus, split_dev
 
     from .heldout import MID_IDENT_SHARE, cut_points
@@ -52,6 +82,20 @@ def dev_tasks(corpus: Path, langs: tuple[str, ...], n: int, seed: int = 0, per_f
         tasks: list[Task] = []
         for text, _lang in rng.sample(dev, len(dev)):
             lines = text.split("\n")
+            if kind == "function":
+                defs = functions(text, lang)
+                for first, last in rng.sample(defs, min(per_file, len(defs))):
+                    body = [j for j in range(first + 1, last) if 0 < len(lines[j].strip()) <= 80]
+                    if not body:
+                        continue
+                    i = rng.choice(body)
+                    prefix = "\n".join(lines[first:i]) + "\n"
+                    doc = prefix + "\n" + "\n".join(lines[i + 1 : last + 1]) + "\n"
+                    tasks.append(Task(f"dev_{lang}", f"{lang}/{len(tasks)}", lang, EXT[lang], doc, len(prefix),
+                                      lines[i], True))
+                if len(tasks) >= n:
+                    break
+                continue
             cands = [i for i, ln in enumerate(lines) if 10 < i < len(lines) - 2 and 0 < len(ln.strip()) <= 80]
             if not cands:
                 continue
@@ -155,8 +199,9 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--methods", default="ours,ar,copy_prev,empty")
     ap.add_argument("--half", type=int, choices=[0, 1], default=None,
                     help="only tasks from this half of the dev files (the gate may be fitted on the other)")
-    ap.add_argument("--kind", choices=["whole_line", "mid_line"], default="whole_line",
-                    help="remove the whole line, or the rest of it from a cut inside it")
+    ap.add_argument("--kind", choices=["whole_line", "mid_line", "function"], default="whole_line",
+                    help="remove the whole line, the rest of it from a cut inside it, or a line of a definition "
+                         "given alone")
     ap.add_argument("--out")
     args = ap.parse_args(argv)
     res = asyncio.run(run(resolve_model(args.model), Path(args.corpus), args.variants.split(","),

@@ -142,6 +142,25 @@ def test_shard_folder_takes_new_shards_and_keeps_dev_apart(tmp_path):
     assert sorted(t for h in halves for t, _ in h) == sorted(t for t, _ in first + second)
 
 
+def test_fresh_corpus_leaves_out_the_base_corpus_and_the_large_dev_split(tmp_path):
+    """python -m dgcomplete.train.fresh: a continuation's data holds no file of the base corpus (whose dev
+    split is its dev set) and none of the large corpus's own dev split (what tier-3 dev benchmarks read)."""
+    from dgcomplete.train import fresh
+    from dgcomplete.train.data import load_corpus, split_dev
+
+    base = _corpus(tmp_path / "base", 120)
+    large = tmp_path / "large"
+    large.mkdir()
+    texts = [json.loads(ln)["text"] for ln in (base / "python.jsonl").read_text().splitlines()]
+    texts += [_py_file(1000 + i, 3) for i in range(280)]  # the base corpus plus new files, one order
+    (large / "python.jsonl").write_text("".join(json.dumps({"text": t, "lang": "python"}) + "\n" for t in texts))
+    kept = fresh.build(large, base, tmp_path / "fresh")
+    out = {t for t, _ in load_corpus(tmp_path / "fresh")}
+    large_dev = {t for t, _ in split_dev(load_corpus(large))[1]}
+    assert kept == {"python": len(out)} and len(out) == 280 - len(large_dev - set(texts[:120]))
+    assert not out & set(texts[:120]) and not out & large_dev
+
+
 def test_step_batch_split_keeps_groups(tmp_path):
     sb = StepBatch(torch.arange(8 * 5).view(8, 5), [torch.zeros(3, 4), torch.ones(3, 6), torch.full((2, 9), 2.0)],
                    (2, 4, 7))

@@ -324,6 +324,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--export-every", type=float, default=0.0, help="minutes between snapshots (0: at the end only)")
     ap.add_argument("--metrics", default=None, help="append one JSON line per log interval here")
     ap.add_argument("--log-every", type=int, default=20, help="steps between log lines")
+    ap.add_argument("--dev-corpus", default=None,
+                    help="take the dev split from this corpus instead (one that --corpus leaves out entirely)")
     ap.add_argument("--dev-rows", type=int, default=32, help="rows per dev batch (4 batches)")
     return ap
 
@@ -405,6 +407,8 @@ def main(argv: list[str] | None = None) -> None:
         train_texts = shards.poll() if not args.workers else None
     else:
         train_texts, dev_texts = split_dev(load_corpus(args.corpus))
+    if args.dev_corpus:  # e.g. a continuation on fresh data, measured on the dev batches its model was made on
+        dev_texts = split_dev(load_corpus(args.dev_corpus))[1]
     n_train = "shards" if train_texts is None else f"{len(train_texts)} train files"
     print(f"corpus: {n_train}, {len(dev_texts)} dev files; parameters {model.num_parameters(False) / 1e6:.2f}M "
           f"({model.num_parameters() / 1e6:.2f}M non-embedding); optimizer {args.optimizer}", flush=True)
