@@ -347,6 +347,25 @@ def test_large_document_checks_agree_with_whole_document_checks(
     assert all(cases[i][a:b].strip() for i in (1, 2) for a, b in spans[i])
 
 
+def test_a_window_refusal_is_confirmed_on_the_whole_document() -> None:
+    """A big file is checked in a window parsed on its own; the line that was really there must pass even
+    where it breaks that slice: the ``}`` closing a block opened above the window, a decorator at its end."""
+    unit = "  m{i}(a, b) {{\n    const s = 'ü😀';\n    if (a > {i}) {{\n      return a + b;\n    }}\n    return b;\n  }}\n\n"
+    text = "class A {\n" + "".join(unit.format(i=i) for i in range(700)) + "}\n"
+    at = text.index("      return a + b;\n", text.index("m350(")) + len("      return a + b;\n")
+    js = SyntaxDocument(text[:at] + text[at + 5 :], "javascript")  # the if's "    }" removed, its line left
+    py_unit = "    def f{i}(self, a):\n        if a > {i}:\n            return a\n        return -a\n\n"
+    py_text = "class K:\n" + "".join(py_unit.format(i=i) for i in range(700))
+    py_at = py_text.index("    def f350(")
+    py = SyntaxDocument(py_text[:py_at] + "\n" + py_text[py_at:], "python")
+    for doc, off, right, wrong in ((js, at, "    }", "    }}"), (py, py_at, "    @property", "    @property(")):
+        base = check_mod._base(doc.text, doc.lang, doc.tree)
+        assert len(doc.text.encode()) > check_mod._SMALL_DOC  # the windowed path
+        assert check_mod._check_in(base, off, off, right, False).added  # the window alone refuses it
+        assert new_errors(doc.text, off, off, right, doc.lang, doc.tree) == 0
+        assert new_errors(doc.text, off, off, wrong, doc.lang, doc.tree) > 0  # still caught
+
+
 def test_error_char_spans_point_at_the_broken_part() -> None:
     text, off = _at("x = 1\n|\ny = 2\n")
     cand = "z = foo(1, 2 3)"
