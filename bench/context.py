@@ -432,7 +432,7 @@ def code_version(note: str | None = None) -> dict[str, Any]:
             r = subprocess.run(["git", "-C", str(ROOT), *args], capture_output=True, text=True, timeout=10)
         except (OSError, subprocess.SubprocessError):
             return None
-        return r.stdout.strip() if r.returncode == 0 else None
+        return r.stdout.rstrip() if r.returncode == 0 else None  # porcelain lines start with a space
 
     dirty = git("status", "--porcelain", "--", "dgcomplete")
     return {"commit": git("rev-parse", "--short", "HEAD"),
