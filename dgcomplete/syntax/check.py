@@ -333,8 +333,8 @@ def _check(base: _Base, start: int, end: int, candidate: str) -> _Check:
     version, so a pathological file costs a keystroke a bounded time). On corpus dev files this was 1-2 % of the
     right lines refused (bench/results/check_windows.json)."""
     check = _check_in(base, start, end, candidate, False)
-    if (check.added and check.splice.window is not base.whole() and len(base.index.data) <= _CONFIRM_DOC
-            and base.confirm_s < _CONFIRM_BUDGET_S):
+    if (check.added and len(base.index.data) <= _CONFIRM_DOC and base.confirm_s < _CONFIRM_BUDGET_S
+            and check.splice.window is not base.whole()):  # whole() last: it lists the whole tree's errors
         t0 = time.perf_counter()
         check = _check_in(base, start, end, candidate, True)
         base.confirm_s += time.perf_counter() - t0
