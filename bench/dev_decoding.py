@@ -134,6 +134,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "self_conditioning": {"self_condition": True},
     "no_self_conditioning": {"self_condition": False},
     "uncalibrated_fill": {"fill_logit_bias": 0.0},
+    "no_twin_without_drafts": {"twin_without_drafts": False},
 }
 
 

@@ -109,7 +109,8 @@ class Prepared:
     warm: bool = False  # the free slots hold a guess (warm start), not noise
     renoise_hook: Callable[[Tensor, int], Tensor | None] | None = None
     max_steps: int | None = None  # None: the sampler's
-    leftmost: bool = False  # mask mode: unmask the leftmost masked slot every step (SamplerConfig.leftmost)
+    leftmost: bool | tuple[bool, ...] = False  # mask mode: unmask the leftmost masked slot every step (SamplerConfig.leftmost)
+    greedy_rows: int = 1  # mask mode: rows committing the argmax (SamplerConfig.greedy_rows)
 
 
 def span_canvas(slots: list[int], free: list[bool], head: list[int]) -> tuple[Tensor, Tensor]:

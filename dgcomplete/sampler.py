@@ -47,7 +47,8 @@ class SamplerConfig:
     # mask mode: the leftmost still-masked slot is also unmasked every step, so a few-step span is decided left
     # to right at its start instead of all at once in the last step (LocalInfiller.infill: Invoked completions and
     # as-you-type ones without drafts)
-    leftmost: bool = False
+    leftmost: bool | tuple[bool, ...] = False  # or one flag per row
+    greedy_rows: int = 1  # mask mode: rows [0, greedy_rows) commit the argmax, later rows a Gumbel sample
 
 
 @dataclass
@@ -135,6 +136,16 @@ def sc_probs_full(probs: Tensor, canvas: Tensor, free: Tensor) -> Tensor:
     return torch.where(free[..., None], probs, onehot)
 
 
+def _step_once(step_fn: StepFn, canvas: Tensor, sc: Tensor | None) -> Tensor:
+    """One decoder pass; rows that are all the same (every row's first step, before they diverge) are computed
+    once: their logits are the same, and the rows then differ only by the sampler's per-row choices."""
+    b = canvas.shape[0]
+    if b > 1 and bool((canvas == canvas[:1]).all()) and (sc is None or bool((sc == sc[:1]).all())):
+        one = step_fn(canvas[:1], None if sc is None else sc[:1])
+        return one.expand(b, *one.shape[1:])
+    return step_fn(canvas, sc)
+
+
 def denoise(
     step_fn: StepFn,
     canvas: Tensor,
@@ -175,7 +186,7 @@ def denoise(
     for cur_step in range(cfg.max_steps, 0, -1):
         if on_step is not None:
             on_step(steps)
-        logits = step_fn(canvas, sc)[:, :f].float()
+        logits = _step_once(step_fn, canvas, sc)[:, :f].float()
         steps += 1
         if logit_bias is not None:
             logits = logits + logit_bias[None, :f]
@@ -206,8 +217,9 @@ def denoise(
             # row 0 commits the argmax; further rows sample (Gumbel-max at the scheduled temperature) so that
             # several candidates for one request differ
             choice = argmax
-            if b > 1:
-                choice = torch.cat([argmax[:1], gumbel_sample(scaled[1:], generator)], dim=0)
+            g_rows = min(b, max(1, cfg.greedy_rows))
+            if b > g_rows:
+                choice = torch.cat([argmax[:g_rows], gumbel_sample(scaled[g_rows:], generator)], dim=0)
                 choice = torch.where(free, choice, clamped_vals)
             # unmask the confident ones (entropy bound) among the still-masked, at least an even share
             eligible = masked & ~force
@@ -224,8 +236,11 @@ def denoise(
             order = torch.argsort(token_h.masked_fill(~eligible, float("inf")), dim=-1)
             rank = torch.empty_like(order).scatter_(-1, order, torch.arange(f).expand(b, f).contiguous())
             accept |= (rank < need[:, None]) & eligible
-            if cfg.leftmost:
+            if any(cfg.leftmost) if isinstance(cfg.leftmost, tuple) else cfg.leftmost:
                 has = eligible.any(-1)
+                if isinstance(cfg.leftmost, tuple):
+                    assert len(cfg.leftmost) == b, "one leftmost flag per row"
+                    has &= torch.tensor(cfg.leftmost, dtype=torch.bool)
                 first = torch.zeros_like(eligible)
                 first[has, eligible[has].float().argmax(-1)] = True
                 accept |= first

@@ -251,9 +251,10 @@ def test_frontier_stop_switch_sets_the_span_ending_ids(tiny_model):
     assert li.sampler.stop_ids == ()
 
 
-def test_completions_decide_their_start_left_to_right_when_invoked_or_without_drafts(tiny_model, monkeypatch):
-    """The leftmost-slot rule is on for Invoked completion canvases and for as-you-type ones that have no
-    drafts; as-you-type ones beside drafts and edits of a range keep the entropy order."""
+def test_completions_decide_their_start_left_to_right_when_invoked_or_without_drafts(tiny_mask_model, monkeypatch):
+    """The leftmost-slot rule is on for Invoked completion canvases; as-you-type ones without drafts decode two
+    argmax rows, one left to right and one in entropy order; as-you-type ones beside drafts and edits of a range
+    keep the entropy order."""
     from dgcomplete import edit
     from dgcomplete import local as local_mod
     from dgcomplete.types import Candidate
@@ -262,18 +263,21 @@ def test_completions_decide_their_start_left_to_right_when_invoked_or_without_dr
     real = local_mod.denoise
 
     def spy(step_fn, canvas, free, cfg, *a, **k):
-        seen.append(cfg.leftmost)
+        seen.append((cfg.leftmost, canvas.shape[0], cfg.greedy_rows))
         return real(step_fn, canvas, free, cfg, *a, **k)
 
     monkeypatch.setattr(local_mod, "denoise", spy)
-    li = LocalInfiller(load_model(tiny_model), max_steps=2)
+    li = LocalInfiller(load_model(tiny_mask_model), max_steps=2)
     draft = [Candidate("a", source="prefix")]
     for invoked, drafts in ((True, draft), (True, []), (False, draft), (False, [])):
         li.infill(InfillRequest("def f():\n    return ", "\n", SpanPlan(SpanKind.LINE, 1, 8), seed=0, invoked=invoked,
                                 drafts=drafts))
     edit.ModelFiller(li, "k")(edit.SpanJob("def f(x):\n", "    y = x + 1\n", "\n", [(8, 9)], clamp_rest=True))
-    assert seen == [True, True, False, True, False]
-    assert li.sampler.leftmost is False  # the shared settings are not changed by any of them
+    assert seen == [(True, 1, 1), (True, 1, 1), (False, 1, 1), ((True, False), 2, 2), (False, 1, 1)]
+    assert li.sampler.leftmost is False and li.sampler.greedy_rows == 1  # shared settings are left alone
+    li.twin_without_drafts = False
+    li.infill(InfillRequest("def f():\n    return ", "\n", SpanPlan(SpanKind.LINE, 1, 8), seed=0))
+    assert seen[-1] == (True, 1, 1)
 
 
 def test_the_checks_run_once_per_keystroke_on_the_local_backend(tiny_model, monkeypatch):

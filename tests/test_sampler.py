@@ -210,3 +210,49 @@ def test_mask_mode_unmasks_the_leftmost_slot_every_step_when_asked(leftmost):
     res = denoise(step, torch.full((1, f), mask), torch.ones(1, f, dtype=torch.bool), cfg, v)
     assert (seen[1][0] != mask) is leftmost
     assert mask not in res.tokens[0].tolist()
+
+
+def test_mask_mode_leftmost_and_argmax_per_row():
+    """One flag per row: row 0 decides its start left to right, row 1 in entropy order; with ``greedy_rows=2``
+    both commit the argmax (no Gumbel draw), so they differ only in the order of their commits."""
+    v, f, mask, word = 12, 4, 4, 7
+
+    seen = []
+
+    def step(canvas, sc):
+        seen.append(canvas[:, :f].tolist())
+        logits = torch.zeros(canvas.shape[0], f, v)
+        logits[:, 1:, word] = 5.0
+        logits[:, 0, 2] = 0.5  # slot 0: unsure, but 2 is its argmax
+        return logits
+
+    cfg = SamplerConfig(mode="mask", max_steps=4, mask_id=mask, leftmost=(True, False), greedy_rows=2)
+    res = denoise(step, torch.full((2, f), mask), torch.ones(2, f, dtype=torch.bool), cfg, v,
+                  generator=torch.Generator().manual_seed(0))
+    assert seen[1][0][0] == 2 and seen[1][1][0] == mask  # row 0 committed slot 0 in the first step, row 1 did not
+    assert res.tokens[:, :f].tolist() == [[2, word, word, word]] * 2  # both argmax
+    with pytest.raises(AssertionError):
+        denoise(step, torch.full((3, f), mask), torch.ones(3, f, dtype=torch.bool), cfg, v)
+
+
+def test_identical_rows_share_their_first_decoder_pass():
+    """Rows that start the same (every multi-row canvas of a completion) are computed once until they diverge;
+    what each row then commits is what a pass over all rows gives."""
+    v, f, mask = 12, 4, 4
+    shapes: list[int] = []
+
+    def step(canvas, sc):
+        shapes.append(canvas.shape[0])
+        logits = torch.zeros(canvas.shape[0], f, v)
+        logits[:, :, 7] = 2.0 + canvas[:, :f].eq(mask).float()  # depends on the row's own canvas
+        logits[:, 0, 2] = 2.5
+        return logits
+
+    def no_sharing(canvas, sc):  # the same pass, computed row by row
+        return torch.cat([step(canvas[i : i + 1], None if sc is None else sc[i : i + 1]) for i in range(canvas.shape[0])])
+
+    cfg = SamplerConfig(mode="mask", max_steps=3, mask_id=mask, leftmost=(True, False), greedy_rows=2)
+    shared = denoise(step, torch.full((2, f), mask), torch.ones(2, f, dtype=torch.bool), cfg, v)
+    assert shapes[0] == 1 and shapes[1:] == [2] * (len(shapes) - 1)
+    apart = denoise(no_sharing, torch.full((2, f), mask), torch.ones(2, f, dtype=torch.bool), cfg, v)
+    assert torch.equal(shared.tokens, apart.tokens)
