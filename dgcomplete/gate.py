@@ -22,7 +22,7 @@ from .types import Candidate
 log = logging.getLogger(__name__)
 
 SOURCES = ("diffusion", "successor", "shape", "prefix")
-NUMERIC = ("mean_lp", "min_lp", "end_lp", "causal_lp", "tokens", "strength", "agree", "cut", "typed", "margin")
+NUMERIC = ("mean_lp", "min_lp", "end_lp", "causal_lp", "tokens", "strength", "agree", "cut", "typed", "margin", "dups")
 INTERACT = ("mean_lp", "min_lp", "end_lp", "margin", "typed", "strength")
 
 

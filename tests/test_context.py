@@ -155,6 +155,9 @@ def test_gate_prior_and_file(tmp_path):
     x = feature_vector(Candidate("t", source="successor", features={"mean_lp": -1.0, "tokens": 3}))
     assert x["src_successor"] == 1.0 and x["src_prefix"] == 0.0 and x["successor*mean_lp"] == -1.0
     assert "prefix*mean_lp" not in x
+    # two decoded rows (or two drafts) that wrote the same text: the gate sees how many agreed
+    assert feature_vector(Candidate("t", source="diffusion", features={"dups": 1.0}))["dups"] == 1.0
+    assert x["dups"] == 0.0
 
 
 def test_scorer_ranks_drafts_and_reports_features(tiny_mask_model):

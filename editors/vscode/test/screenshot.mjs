@@ -5,7 +5,7 @@
 //
 // Same launch as e2e.mjs (fresh code-server profile, the .vsix installed, no telemetry or pop-ups), but the
 // daemon runs with its default settings: no dgcomplete.* setting besides the command line that starts it, so
-// DG_MODEL unset or empty means the model embedded in the package (dg-code-tiny), maxLines 8, minConfidence 0.35.
+// DG_MODEL unset or empty means the model embedded in the package (dg-code-tiny), maxLines 8, minConfidence the model gate's threshold (0.29).
 // It opens animals.py (SCENARIO below), puts the cursor at the end of `def __init__(self, name, color):` in the
 // last class, presses Enter as a user would, and waits for the ghost text the daemon sends on that edit. No
 // explicit trigger (Alt+\): an invoked request asks for 3 candidates and is not gated, so it would show what the
