@@ -136,6 +136,14 @@ def sc_probs_full(probs: Tensor, canvas: Tensor, free: Tensor) -> Tensor:
     return torch.where(free[..., None], probs, onehot)
 
 
+def _row_flags(flags: bool | tuple[bool, ...], b: int) -> Tensor | None:
+    """A per-row switch (one flag for every row, or one per row) as a [B] mask; None when no row has it."""
+    if isinstance(flags, tuple):
+        assert len(flags) == b, "one flag per row"
+        return torch.tensor(flags, dtype=torch.bool) if any(flags) else None
+    return torch.ones(b, dtype=torch.bool) if flags else None
+
+
 def _step_once(step_fn: StepFn, canvas: Tensor, sc: Tensor | None) -> Tensor:
     """One decoder pass; rows that are all the same (every row's first step, before they diverge) are computed
     once: their logits are the same, and the rows then differ only by the sampler's per-row choices."""
@@ -182,6 +190,8 @@ def denoise(
     force = torch.zeros(b, f, dtype=torch.bool)
     masked = (canvas[:, :f] == cfg.mask_id) & free if cfg.mode == "mask" else None
     stop_ids = torch.tensor(cfg.stop_ids, dtype=torch.long) if cfg.stop_ids else None
+    left_rows = _row_flags(cfg.leftmost, b)  # rows whose leftmost open slot commits every step (None: none)
+    greedy = min(b, max(1, cfg.greedy_rows))
 
     for cur_step in range(cfg.max_steps, 0, -1):
         if on_step is not None:
@@ -214,12 +224,11 @@ def denoise(
             accepted_hist.append(float(accept.sum(-1).float().mean()))
         else:
             assert masked is not None and cfg.mask_id is not None
-            # row 0 commits the argmax; further rows sample (Gumbel-max at the scheduled temperature) so that
-            # several candidates for one request differ
+            # the first ``greedy`` rows commit the argmax; further rows sample (Gumbel-max at the scheduled
+            # temperature) so that several candidates for one request differ
             choice = argmax
-            g_rows = min(b, max(1, cfg.greedy_rows))
-            if b > g_rows:
-                choice = torch.cat([argmax[:g_rows], gumbel_sample(scaled[g_rows:], generator)], dim=0)
+            if b > greedy:
+                choice = torch.cat([argmax[:greedy], gumbel_sample(scaled[greedy:], generator)], dim=0)
                 choice = torch.where(free, choice, clamped_vals)
             # unmask the confident ones (entropy bound) among the still-masked, at least an even share
             eligible = masked & ~force
@@ -236,11 +245,8 @@ def denoise(
             order = torch.argsort(token_h.masked_fill(~eligible, float("inf")), dim=-1)
             rank = torch.empty_like(order).scatter_(-1, order, torch.arange(f).expand(b, f).contiguous())
             accept |= (rank < need[:, None]) & eligible
-            if any(cfg.leftmost) if isinstance(cfg.leftmost, tuple) else cfg.leftmost:
-                has = eligible.any(-1)
-                if isinstance(cfg.leftmost, tuple):
-                    assert len(cfg.leftmost) == b, "one leftmost flag per row"
-                    has &= torch.tensor(cfg.leftmost, dtype=torch.bool)
+            if left_rows is not None:
+                has = eligible.any(-1) & left_rows
                 first = torch.zeros_like(eligible)
                 first[has, eligible[has].float().argmax(-1)] = True
                 accept |= first
