@@ -28,7 +28,7 @@ def first_line(s: str) -> str:
 
 
 async def collect(model: Path, split: str, n: int | None, threads: int, settings: dict[str, Any],
-                  log: Any = print) -> dict[str, Any]:
+                  log: Any = print, corpus_tasks: list[Any] | None = None) -> dict[str, Any]:
     """Every candidate the engine keeps for each case, with its features and label."""
     import torch
 
@@ -77,8 +77,26 @@ async def collect(model: Path, split: str, n: int | None, threads: int, settings
             eng.close(f"file:///other{j}/{o}")
         if (i + 1) % 50 == 0:
             log(f"  {i + 1}/{len(cases)} cases, {time.perf_counter() - t_all:.0f} s")
+    corpus_cases: list[dict[str, Any]] = []
+    for i, t in enumerate(corpus_tasks or []):
+        # the shape of function-level suites, from the corpus's dev files (bench.dev_decoding): as bench.quality
+        # asks them (one item, seed 0), labelled by the same first-line rule
+        uri = f"file:///corpus/{t.id}.{t.ext}"
+        eng.open(uri, t.document, 1, t.language)
+        comp = await eng.complete(uri, t.offset, seed=0)
+        eng.close(uri)
+        want = first_line(t.truth)
+        cands = []
+        for c in comp.items:
+            cands.append({"text": c.text, "source": c.source, "x": feature_vector(c),
+                          "y": int(first_line(c.text) == want), "conf": c.confidence})
+        rows.extend({"case": f"corpus-{t.id}", **c} for c in cands)
+        corpus_cases.append({"id": t.id, "family": t.language, "kind": "corpus", "cands": cands,
+                             "any_exact": any(c["y"] for c in cands)})
+        if (i + 1) % 100 == 0:
+            log(f"  corpus {i + 1}/{len(corpus_tasks or [])}, {time.perf_counter() - t_all:.0f} s")
     await eng.shutdown()
-    return {"rows": rows, "cases": per_case, "model": model_info(loaded)}
+    return {"rows": rows, "cases": per_case, "corpus_cases": corpus_cases, "model": model_info(loaded)}
 
 
 def fit(rows: list[dict[str, Any]], l2: float = 1e-2, steps: int = 500) -> tuple[dict[str, float], float]:
@@ -153,6 +171,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--out", default=None)
     ap.add_argument("--rows", default=None, help="reuse (or, with --save-rows, write) collected candidates")
     ap.add_argument("--save-rows", action="store_true")
+    ap.add_argument("--corpus-dev", type=int, default=0, metavar="N",
+                    help="also fit on N tasks per language and kind from half 0 of the corpus's dev files "
+                         "(bench.dev_decoding: whole line at column 0, a line of a definition given alone); the "
+                         "threshold is still chosen on the held-out cases")
+    ap.add_argument("--corpus", default="data/corpus")
+    ap.add_argument("--corpus-langs", default="python,javascript,java")
     a = ap.parse_args(argv)
     model = resolve_model(a.model)
     settings = {k: json.loads(v) for k, v in (s.split("=", 1) for s in a.set)}
@@ -160,12 +184,22 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if a.rows and not a.save_rows:
         got = json.loads(Path(a.rows).read_text())
     else:
-        got = asyncio.run(collect(model, a.split, a.n, a.threads, settings))
+        tasks = []
+        if a.corpus_dev:
+            from .dev_decoding import dev_tasks
+
+            langs = tuple(a.corpus_langs.split(","))
+            for kind in ("whole_line", "function"):
+                for t in dev_tasks(Path(a.corpus), langs, a.corpus_dev, half=0, kind=kind):
+                    t.id = f"{kind}/{t.id}"
+                    tasks.append(t)
+        got = asyncio.run(collect(model, a.split, a.n, a.threads, settings, corpus_tasks=tasks))
         if a.rows:
             Path(a.rows).write_text(json.dumps(got))
     weights, bias = fit(got["rows"], a.l2)
     ev = evaluate(got["cases"], weights, bias)
     chosen = pick_threshold(ev["curve"], a.target)
+    corpus_ev = evaluate(got["corpus_cases"], weights, bias) if got.get("corpus_cases") else None
     by_source: dict[str, list[int]] = {}
     for r in got["rows"]:
         by_source.setdefault(r["source"], []).append(r["y"])
@@ -174,6 +208,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "split": a.split, "settings": settings, "target_precision": a.target, "l2": a.l2,
         "weights": weights, "bias": bias, "threshold": chosen,
         "evaluation": ev,
+        "corpus_dev_fit_half": {k: v for k, v in corpus_ev.items() if k != "curve"} if corpus_ev else None,
         "candidates": len(got["rows"]), "positives": sum(r["y"] for r in got["rows"]),
         "by_source": {k: {"n": len(v), "exact": sum(v)} for k, v in sorted(by_source.items())},
         "latency_ms": {"p50": pct([c["ms"] for c in got["cases"]], 50),

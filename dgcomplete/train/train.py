@@ -199,6 +199,21 @@ def evaluate(model: DiffusionGemma, batches: list[StepBatch], objective: dict) -
     return out
 
 
+def parse_lang_weights(spec: str) -> dict[str, float]:
+    """``python=1.5,java=4`` -> per-file sampling weights (finite, >= 0), or a clear error."""
+    out: dict[str, float] = {}
+    for item in filter(None, (x.strip() for x in spec.split(","))):
+        lang, sep, w = item.partition("=")
+        try:
+            v = float(w)
+        except ValueError:
+            v = float("nan")
+        if not sep or not lang.strip() or not 0 <= v < float("inf"):
+            raise SystemExit(f"--lang-weight: expected LANG=WEIGHT (a number >= 0), got {item!r}")
+        out[lang.strip()] = v
+    return out
+
+
 def next_batch(sampler: ExampleSampler, rng: random.Random, size: int) -> Batch:
     """One batch of the older per-batch mix: 80 % short spans (16 or 32 free slots), 20 % block bodies (64
     slots, half the rows). The trainer now cuts :class:`StepBatch` es (every canvas size in every step)."""
@@ -326,6 +341,8 @@ def build_parser() -> argparse.ArgumentParser:
     ap.add_argument("--log-every", type=int, default=20, help="steps between log lines")
     ap.add_argument("--dev-corpus", default=None,
                     help="take the dev split from this corpus instead (one that --corpus leaves out entirely)")
+    ap.add_argument("--lang-weight", default=None, metavar="LANG=W,...",
+                    help="per-file sampling weight of languages in the training mix (default: data.LANG_WEIGHT)")
     ap.add_argument("--dev-rows", type=int, default=32, help="rows per dev batch (4 batches)")
     return ap
 
@@ -415,6 +432,10 @@ def main(argv: list[str] | None = None) -> None:
     dev_sampler = ExampleSampler(dev_texts, tok, prefix_tokens=args.prefix, seed=777)
     dev = [dev_sampler.step_batch(args.dev_rows) for _ in range(4)]
     objective = objective_of(args)
+    if args.lang_weight:  # the training mix only: the dev batches above keep the default weights
+        from . import data
+
+        data.LANG_WEIGHT.update(parse_lang_weights(args.lang_weight))
     if args.workers:
         batches = step_stream(train_texts, tok, args, meta["step"])
     else:
