@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
+import math
 import random
 import subprocess
 import sys
@@ -288,6 +289,7 @@ class QualityConfig:
     workers: int = 2
     timeout_s: float = 3.0
     invoked: bool = False  # also the first item of an Invoked request, on every task
+    per_task: bool = False  # keep each task's result for the product path (for paired comparisons: --paired)
     suites: tuple[str, ...] = ("humaneval_single", "humaneval_multi", "santacoder_py", "santacoder_js",
                                "santacoder_java")
 
@@ -342,6 +344,10 @@ async def run_quality(model: Path, cfg: QualityConfig, data_override: str | None
             r = score(done, runner.tok, passed)
             r.update({"total_tasks": len(tasks), "evaluated": len(done), "complete": len(done) == len(tasks),
                       "generate_s": round(gen_s, 1), "execute_s": round(time.perf_counter() - t1, 1)})
+            if cfg.per_task:
+                r["per_task"] = {t.id: int(passed.get((t.id, "ours"), False) if passed is not None
+                                           else t.out["ours"].strip() == t.truth.strip())
+                                 for t in done if "ours" in t.out}
             out[name] = r
             head = r.get("pass1") or r.get("exact_match") or {}
             log(f"  {name}: {len(done)}/{len(tasks)} tasks, ours {head.get('ours')}, oracle {head.get('oracle')}, "
@@ -358,8 +364,35 @@ async def run_quality(model: Path, cfg: QualityConfig, data_override: str | None
     return out
 
 
+def mcnemar_p(gained: int, lost: int) -> float:
+    """Two-sided exact McNemar test: how likely a split this uneven of the tasks that changed, if neither engine
+    were better (each changed task a fair coin)."""
+    n, k = gained + lost, min(gained, lost)
+    if n == 0:
+        return 1.0
+    return min(1.0, 2 * sum(math.comb(n, i) for i in range(k + 1)) / 2**n)
+
+
+def paired(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
+    """Two --per-task runs task by task, on the tasks both evaluated: right before/after, gained, lost, p."""
+    out: dict[str, Any] = {}
+    for suite in sorted(set(old) & set(new)):
+        a = old[suite].get("per_task") if isinstance(old[suite], dict) else None
+        b = new[suite].get("per_task") if isinstance(new[suite], dict) else None
+        if not isinstance(a, dict) or not isinstance(b, dict):
+            continue
+        ids = sorted(set(a) & set(b))
+        gained = sum(b[i] and not a[i] for i in ids)
+        lost = sum(a[i] and not b[i] for i in ids)
+        out[suite] = {"tasks": len(ids), "old": sum(a[i] for i in ids), "new": sum(b[i] for i in ids),
+                      "gained": gained, "lost": lost, "mcnemar_exact_p": round(mcnemar_p(gained, lost), 4)}
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
-    from . import emit, resolve_model
+    import json
+
+    from . import emit, machine_info, resolve_model
 
     ap = argparse.ArgumentParser(description="infilling quality (HumanEval-Infilling, SantaCoder-FIM)")
     ap.add_argument("--model")
@@ -372,12 +405,22 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--data", help="evaluation data directory (default: ../shared/data)")
     ap.add_argument("--invoked", action="store_true", help="also the first item of an Invoked request")
     ap.add_argument("--out", help="write the JSON here")
+    ap.add_argument("--per-task", action="store_true", help="keep each task's result (ours) in the JSON")
+    ap.add_argument("--paired", nargs=2, metavar=("OLD", "NEW"),
+                    help="compare two --per-task outputs task by task (run both on one kind of CPU: near-ties of "
+                         "a small model fall differently under other floating-point kernels)")
     args = ap.parse_args(argv)
+    if args.paired:
+        old, new = (json.loads(Path(p).read_text()) for p in args.paired)
+        emit(paired(old, new), args.out)
+        return
     cfg = QualityConfig(limit=args.limit, baseline_limit=None if args.baseline_limit == -1 else args.baseline_limit,
-                        budget_s=args.budget_s, threads=args.threads, invoked=args.invoked)
+                        budget_s=args.budget_s, threads=args.threads, invoked=args.invoked, per_task=args.per_task)
     if args.suites:
         cfg.suites = tuple(s.strip() for s in args.suites.split(",") if s.strip())
     res = asyncio.run(run_quality(resolve_model(args.model), cfg, args.data))
+    if "skipped" not in res:
+        res["machine"] = machine_info()
     emit(res, args.out)
 
 

@@ -78,3 +78,21 @@ def test_bench_run_smoke(tiny_model, tmp_path):
 def test_bench_run_quick(tiny_model, tmp_path):
     res = _run(tiny_model, tmp_path, "--quick", timeout=600)
     assert res["threads"]["threads_1"]["p50"] is not None
+
+
+def test_quality_paired_counts_changed_tasks(tmp_path):
+    """bench.quality --paired: gained/lost on the tasks both runs evaluated, and the exact McNemar p."""
+    from bench.quality import main, mcnemar_p, paired
+
+    assert mcnemar_p(0, 0) == 1.0 and mcnemar_p(5, 5) == 1.0
+    assert abs(mcnemar_p(23, 4) - 0.00031) < 1e-5  # 2 * P(Bin(27, 1/2) <= 4)
+    assert mcnemar_p(10, 0) == mcnemar_p(0, 10) < 0.002
+    old = {"s": {"per_task": {"a": 1, "b": 0, "c": 1, "d": 0}}, "wall_s": 3.0}
+    new = {"s": {"per_task": {"a": 1, "b": 1, "c": 0, "e": 1}}, "t": {"per_task": {"a": 1}}}
+    got = paired(old, new)
+    assert got == {"s": {"tasks": 3, "old": 2, "new": 2, "gained": 1, "lost": 1, "mcnemar_exact_p": 1.0}}
+    a, b, out = tmp_path / "a.json", tmp_path / "b.json", tmp_path / "p.json"
+    a.write_text(json.dumps(old))
+    b.write_text(json.dumps(new))
+    main(["--paired", str(a), str(b), "--out", str(out)])
+    assert json.loads(out.read_text()) == got
