@@ -387,6 +387,7 @@ def write_snapshot(model: DiffusionGemma, tok_path: Path, root: Path, meta: dict
 
 def main(argv: list[str] | None = None) -> None:
     args = build_parser().parse_args(argv)
+    lang_weights = parse_lang_weights(args.lang_weight) if args.lang_weight else {}  # a bad spec fails first
 
     torch.set_num_threads(args.threads)
     run = Path(args.run)
@@ -432,10 +433,10 @@ def main(argv: list[str] | None = None) -> None:
     dev_sampler = ExampleSampler(dev_texts, tok, prefix_tokens=args.prefix, seed=777)
     dev = [dev_sampler.step_batch(args.dev_rows) for _ in range(4)]
     objective = objective_of(args)
-    if args.lang_weight:  # the training mix only: the dev batches above keep the default weights
+    if lang_weights:  # the training mix only: the dev batches above keep the default weights
         from . import data
 
-        data.LANG_WEIGHT.update(parse_lang_weights(args.lang_weight))
+        data.LANG_WEIGHT.update(lang_weights)
     if args.workers:
         batches = step_stream(train_texts, tok, args, meta["step"])
     else:
