@@ -281,24 +281,24 @@ def test_step_losses_train_down(target):
     assert float(loss.detach()) < first
 
 
-def test_lang_weights_parse_and_shift_the_mix(monkeypatch):
+def test_lang_weights_parse_and_shift_the_mix():
     """--lang-weight: bad specs are refused with the flag's name; a heavier language is drawn more often."""
     for bad in ("python", "java=x", "=2", "js=-1", "js=inf"):
         with pytest.raises(SystemExit, match="--lang-weight"):
             train.parse_lang_weights(bad)
     assert train.parse_lang_weights("python=1.5, java=4,") == {"python": 1.5, "java": 4.0}
-    from dgcomplete.train import data
-    from dgcomplete.train.data import ExampleSampler
+    from dgcomplete.train.data import LANG_WEIGHT, ExampleSampler
 
     texts = [("x" * 1000, "python"), ("y" * 1000, "java")]
     tok = type("T", (), {})()
+    default = dict(LANG_WEIGHT)
 
-    def java_share() -> float:
-        s = ExampleSampler(texts, tok, seed=1)
+    def java_share(weights: dict[str, float] | None = None) -> float:
+        s = ExampleSampler(texts, tok, seed=1, lang_weight=weights)
         picks = [s.rng.choices(s.texts, cum_weights=s.cum_weights, k=1)[0] for _ in range(2000)]
         return sum(p[0] == "y" for p in picks) / len(picks)
 
     before = java_share()
-    monkeypatch.setattr(data, "LANG_WEIGHT", {**data.LANG_WEIGHT, **train.parse_lang_weights("python=1,java=4")})
-    after = java_share()
+    after = java_share(train.parse_lang_weights("python=1,java=4"))
     assert before < 0.4 and after > 0.7, (before, after)
+    assert LANG_WEIGHT == default  # the default mix is not changed for other samplers (e.g. the dev batches)

@@ -193,14 +193,16 @@ def split_dev(texts: list, dev_every: int = 100) -> tuple[list, list]:
 
 class ExampleSampler:
     def __init__(self, texts: list[str] | list[tuple[str, str]], tok: Tokenizer, *, prefix_tokens: int = 192,
-                 suffix_tokens: int = 16, seed: int = 0, kinds: dict[str, float] | None = None) -> None:
+                 suffix_tokens: int = 16, seed: int = 0, kinds: dict[str, float] | None = None,
+                 lang_weight: dict[str, float] | None = None) -> None:
         self.kinds = kinds or SHORT_WEIGHTS
+        self.lang_weight = {**LANG_WEIGHT, **(lang_weight or {})}  # per-file weight by language (train --lang-weight)
         pairs = [(t, "") if isinstance(t, str) else t for t in texts]
         self.texts, self.tok = [t for t, _ in pairs], tok
         self.P, self.K = prefix_tokens, suffix_tokens
         self.rng = random.Random(seed)
         # sample files proportionally to size (capped, so big files don't dominate) and language weight
-        weights = [min(len(t), 20_000) * LANG_WEIGHT.get(lang, 1.0) for t, lang in pairs]
+        weights = [min(len(t), 20_000) * self.lang_weight.get(lang, 1.0) for t, lang in pairs]
         # cumulative once: ``choices(weights=...)`` re-sums all ~35k weights on every example (a quarter of
         # a worker's time); with ``cum_weights`` the draw is a bisection and picks the same file
         self.cum_weights = list(itertools.accumulate(weights))
@@ -209,7 +211,7 @@ class ExampleSampler:
         """More files (a shard that arrived while training); the same size x language weighting."""
         total = self.cum_weights[-1] if self.cum_weights else 0.0
         for t, lang in texts:
-            total += min(len(t), 20_000) * LANG_WEIGHT.get(lang, 1.0)
+            total += min(len(t), 20_000) * self.lang_weight.get(lang, 1.0)
             self.texts.append(t)
             self.cum_weights.append(total)
 

@@ -226,8 +226,9 @@ class StepStream:
     """Step batches cut in this process; with a shard folder, new shards are taken every ``poll_every`` steps."""
 
     def __init__(self, texts: list, tok: Tokenizer, prefix: int, rows: int, seed: int,
-                 shards: ShardFolder | None = None, poll_every: int = 20) -> None:
-        self.sampler = ExampleSampler(texts, tok, prefix_tokens=prefix, seed=seed)
+                 shards: ShardFolder | None = None, poll_every: int = 20,
+                 lang_weight: dict[str, float] | None = None) -> None:
+        self.sampler = ExampleSampler(texts, tok, prefix_tokens=prefix, seed=seed, lang_weight=lang_weight)
         self.rows, self.shards, self.poll_every, self.n = rows, shards, poll_every, 0
 
     def __iter__(self):
@@ -251,9 +252,9 @@ class _StepExamples(torch.utils.data.IterableDataset):
     for new ones), its own seed."""
 
     def __init__(self, texts: list | None, folder: str | None, tok: Tokenizer, prefix: int, rows: int, seed: int,
-                 watch: bool, poll_every: int = 20) -> None:
+                 watch: bool, poll_every: int = 20, lang_weight: dict[str, float] | None = None) -> None:
         self.texts, self.folder, self.tok, self.prefix, self.rows = texts, folder, tok, prefix, rows
-        self.seed, self.watch, self.poll_every = seed, watch, poll_every
+        self.seed, self.watch, self.poll_every, self.lang_weight = seed, watch, poll_every, lang_weight
 
     def __iter__(self):
         info = torch.utils.data.get_worker_info()
@@ -267,15 +268,17 @@ class _StepExamples(torch.utils.data.IterableDataset):
         else:
             texts = self.texts[wid::n]
         stream = StepStream(texts, self.tok, self.prefix, self.rows, seed, shards if self.watch else None,
-                            self.poll_every)
+                            self.poll_every, self.lang_weight)
         stream.n = 1  # polled above
         yield from stream
 
 
-def step_stream(texts: list | None, tok: Tokenizer, args: argparse.Namespace, step: int):
+def step_stream(texts: list | None, tok: Tokenizer, args: argparse.Namespace, step: int,
+                lang_weight: dict[str, float] | None = None):
     """Step batches cut by ``args.workers`` processes (each its own slice and seed), ready before the model asks."""
     folder = args.corpus if texts is None else None
-    ds = _StepExamples(texts, folder, tok, args.prefix, args.batch, args.seed * 1000 + step, args.watch)
+    ds = _StepExamples(texts, folder, tok, args.prefix, args.batch, args.seed * 1000 + step, args.watch,
+                       lang_weight=lang_weight)
     loader = torch.utils.data.DataLoader(ds, batch_size=None, num_workers=args.workers, prefetch_factor=4,
                                          persistent_workers=True, pin_memory=args.device.startswith("cuda"))
     return iter(loader)
@@ -433,15 +436,12 @@ def main(argv: list[str] | None = None) -> None:
     dev_sampler = ExampleSampler(dev_texts, tok, prefix_tokens=args.prefix, seed=777)
     dev = [dev_sampler.step_batch(args.dev_rows) for _ in range(4)]
     objective = objective_of(args)
-    if lang_weights:  # the training mix only: the dev batches above keep the default weights
-        from . import data
-
-        data.LANG_WEIGHT.update(lang_weights)
+    # the language weights shape the training mix only: the dev batches above keep the default weights
     if args.workers:
-        batches = step_stream(train_texts, tok, args, meta["step"])
+        batches = step_stream(train_texts, tok, args, meta["step"], lang_weights)
     else:
         batches = StepStream(train_texts or [], tok, args.prefix, args.batch, args.seed * 1000 + meta["step"],
-                             shards if args.watch else None)
+                             shards if args.watch else None, lang_weight=lang_weights)
     torch.manual_seed(args.seed * 7919 + meta["step"])
     if meta["step"] == 0 and args.init_from:  # the starting point on the same dev batches: what the run gains
         ev = evaluate(model, dev, objective)
