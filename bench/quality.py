@@ -30,6 +30,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import hashlib
+import json
 import math
 import random
 import subprocess
@@ -245,6 +246,13 @@ def token_accuracy(tok: Any, pred: str, truth: str) -> float:
     return sum(1 for x, y in zip(a, b, strict=False) if x == y) / len(b)
 
 
+def is_right(t: Task, method: str, passed: dict[tuple[str, str], bool] | None) -> bool:
+    """The suite's rule for one task: its program passed (HumanEval), else the stripped first line is exact."""
+    if passed is not None:
+        return passed.get((t.id, method), False)
+    return t.out[method].strip() == t.truth.strip()
+
+
 def score(tasks: list[Task], tok: Any, passed: dict[tuple[str, str], bool] | None) -> dict[str, Any]:
     res: dict[str, Any] = {"n": {}, "ms": {}}
     metric = "pass1" if passed is not None else "exact_match"
@@ -256,22 +264,15 @@ def score(tasks: list[Task], tok: Any, passed: dict[tuple[str, str], bool] | Non
         if not ts:
             continue
         res["n"][m] = len(ts)
-        if passed is not None:
-            res[metric][m] = round(sum(passed.get((t.id, m), False) for t in ts) / len(ts), 4)
-        else:
-            res[metric][m] = round(sum(t.out[m].strip() == t.truth.strip() for t in ts) / len(ts), 4)
+        res[metric][m] = round(sum(is_right(t, m, passed) for t in ts) / len(ts), 4)
         if "token_accuracy" in res:
             res["token_accuracy"][m] = round(sum(token_accuracy(tok, t.out[m], t.truth) for t in ts) / len(ts), 4)
         if m in ("ours", "invoked", "oracle", "ar"):
             res["ms"][m] = summary([t.ms[m] for t in ts])
     both = [t for t in tasks if "ours" in t.out and "oracle" in t.out]
     if both:
-        if passed is not None:
-            o = sum(passed.get((t.id, "ours"), False) for t in both)
-            q = sum(passed.get((t.id, "oracle"), False) for t in both)
-        else:
-            o = sum(t.out["ours"].strip() == t.truth.strip() for t in both)
-            q = sum(t.out["oracle"].strip() == t.truth.strip() for t in both)
+        o = sum(is_right(t, "ours", passed) for t in both)
+        q = sum(is_right(t, "oracle", passed) for t in both)
         res["oracle_subset"] = {"n": len(both), "ours": round(o / len(both), 4), "oracle": round(q / len(both), 4)}
         res["oracle_ratio"] = round(o / q, 3) if q else None
     res["errors"] = sum(1 for t in tasks for k in t.out if k.endswith("_error"))
@@ -345,9 +346,7 @@ async def run_quality(model: Path, cfg: QualityConfig, data_override: str | None
             r.update({"total_tasks": len(tasks), "evaluated": len(done), "complete": len(done) == len(tasks),
                       "generate_s": round(gen_s, 1), "execute_s": round(time.perf_counter() - t1, 1)})
             if cfg.per_task:
-                r["per_task"] = {t.id: int(passed.get((t.id, "ours"), False) if passed is not None
-                                           else t.out["ours"].strip() == t.truth.strip())
-                                 for t in done if "ours" in t.out}
+                r["per_task"] = {t.id: int(is_right(t, "ours", passed)) for t in done if "ours" in t.out}
             out[name] = r
             head = r.get("pass1") or r.get("exact_match") or {}
             log(f"  {name}: {len(done)}/{len(tasks)} tasks, ours {head.get('ours')}, oracle {head.get('oracle')}, "
@@ -390,8 +389,6 @@ def paired(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    import json
-
     from . import emit, machine_info, resolve_model
 
     ap = argparse.ArgumentParser(description="infilling quality (HumanEval-Infilling, SantaCoder-FIM)")
