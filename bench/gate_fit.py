@@ -27,13 +27,21 @@ def first_line(s: str) -> str:
     return s.split("\n", 1)[0].strip()
 
 
+def labelled(items: list[Any], expected: str) -> list[dict[str, Any]]:
+    """A completion's candidates as fitting rows: the gate's features and whether the first line is exact."""
+    from dgcomplete.gate import feature_vector
+
+    want = first_line(expected)
+    return [{"text": c.text, "source": c.source, "x": feature_vector(c), "y": int(first_line(c.text) == want),
+             "conf": c.confidence} for c in items]
+
+
 async def collect(model: Path, split: str, n: int | None, threads: int, settings: dict[str, Any],
                   log: Any = print, corpus_tasks: list[Any] | None = None) -> dict[str, Any]:
     """Every candidate the engine keeps for each case, with its features and label."""
     import torch
 
     from dgcomplete.engine import Engine
-    from dgcomplete.gate import feature_vector
     from dgcomplete.model import load_model
 
     torch.set_num_threads(threads)
@@ -62,12 +70,7 @@ async def collect(model: Path, split: str, n: int | None, threads: int, settings
         t0 = time.perf_counter()
         comp = await eng.complete(uri, off, seed=i)
         ms = (time.perf_counter() - t0) * 1e3
-        want = first_line(case["expected"])
-        cands = []
-        for c in comp.items:
-            ok = first_line(c.text) == want
-            cands.append({"text": c.text, "source": c.source, "x": feature_vector(c), "y": int(ok),
-                          "conf": c.confidence})
+        cands = labelled(comp.items, case["expected"])
         rows.extend({"case": case["id"], **c} for c in cands)
         per_case.append({"id": case["id"], "family": heldout.family(lang), "kind": case["kind"], "ms": ms,
                          "cands": cands, "any_exact": any(c["y"] for c in cands),
@@ -85,11 +88,7 @@ async def collect(model: Path, split: str, n: int | None, threads: int, settings
         eng.open(uri, t.document, 1, t.language)
         comp = await eng.complete(uri, t.offset, seed=0)
         eng.close(uri)
-        want = first_line(t.truth)
-        cands = []
-        for c in comp.items:
-            cands.append({"text": c.text, "source": c.source, "x": feature_vector(c),
-                          "y": int(first_line(c.text) == want), "conf": c.confidence})
+        cands = labelled(comp.items, t.truth)
         rows.extend({"case": f"corpus-{t.id}", **c} for c in cands)
         corpus_cases.append({"id": t.id, "family": t.language, "kind": "corpus", "cands": cands,
                              "any_exact": any(c["y"] for c in cands)})
