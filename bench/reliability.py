@@ -27,9 +27,9 @@ from typing import Any
 from tests.fuzz import FUZZ_INIT, fuzz
 from tests.helpers import (
     CHECKPOINT_DAMAGES,
-    MEMO_TEXT,
     damage_checkpoint,
     make_tiny_checkpoint,
+    storm_memo_sources,
     train_storm_model,
 )
 from tests.lsp_client import ROOT, RawDaemon, inline_params, raw_frame
@@ -354,10 +354,13 @@ def report_md(res: dict[str, Any]) -> str:
     lines += [
         "## Typing storm",
         "",
-        "Each keystroke of re-typed regions (bench/fixtures, a Unicode-heavy file, tests/helpers.MEMO_TEXT) is an "
+        "Each keystroke of re-typed regions (bench/fixtures, a Unicode-heavy file, eight documents holding "
+        "tests/helpers.MEMO_TEXT twice) is an "
         "incremental didChange (UTF-16 ranges) followed by a fence request (answered synchronously); 60 % of "
         "keystrokes also request an inline completion at the cursor and half of the previous requests get a "
-        "`$/cancelRequest`. A result with items is stale when it arrives after the fence of a newer version of its "
+        "`$/cancelRequest`. Keys go round robin, but a document gets none while its typist pauses to think (a "
+        "session delay of 0.3 s or more, as after a line), so a request can finish before its document changes. "
+        "A result with items is stale when it arrives after the fence of a newer version of its "
         "document; every item must fit the text of the version it was requested for (same line, range around "
         "the cursor, extending the typed word). (Checked against a build with the version checks removed: that "
         "one is caught returning stale results.) The memorizing model is fast enough for results to come back "
@@ -439,7 +442,7 @@ def main(argv: list[str] | None = None) -> int:
             d.initialize()
             d.wait_ready()
             st = storm(d, seconds, rate=args.rate, seed=args.seed, warmup_s=warmup,
-                       extra_sources=[("memo.py", "python", MEMO_TEXT)])
+                       extra_sources=storm_memo_sources())
         finally:
             st["exit_code"] = d.close()
         st["model"] = desc

@@ -14,6 +14,8 @@ from dgcomplete.syntax.document import offset_of, position_of
 
 from .lsp_client import RawDaemon, id_key, inline_params
 
+THINKING_S = 0.3  # a session key's delay from which it is a pause to think (Pace.line_pause), not typing
+
 UNICODE_SOURCE = '''import unicodedata
 
 
@@ -52,6 +54,13 @@ class StormDoc:
         self.fences: list[tuple[int, Any]] = []  # (version, id of the stats request sent right after it)
         self.cursor = session.keys[0].start if session.keys else 0
         self.pending: Any = None  # the last completion request not yet known to be answered
+        self.ready_at = 0.0  # storm clock: not typed in before (its typist is thinking)
+
+    def pause(self) -> float:
+        """Seconds the typist thinks before the next key: its session's own delay when it is a pause
+        (after a line, ``Pace.line_pause``), else none (the storm's rate sets the pace of ordinary keys)."""
+        k = self.session.keys[self.i] if self.i < len(self.session.keys) else None
+        return k.delay if k is not None and k.delay >= THINKING_S else 0.0
 
     def next_edit(self) -> tuple[dict[str, Any], int]:
         """The next keystroke as an LSP content change (positions in the text before it), and the cursor."""
@@ -69,6 +78,16 @@ class StormDoc:
         self.snapshots[self.version] = self.text
         return {"range": {"start": {"line": a[0], "character": a[1]}, "end": {"line": b[0], "character": b[1]}},
                 "text": k.text}, k.cursor
+
+
+def _next_ready(docs: list[StormDoc], tick: int, now: float) -> StormDoc:
+    """Round robin from ``tick`` over the documents whose typist is not thinking; when every one is (their
+    sessions all start with a line's pause), the one whose pause ends first: the storm keeps its rate."""
+    for j in range(len(docs)):
+        doc = docs[(tick + j) % len(docs)]
+        if doc.ready_at <= now:
+            return doc
+    return min(docs, key=lambda d: d.ready_at)
 
 
 def _latencies(d: RawDaemon, uri: str, text: str, n: int, timeout: float = 60.0) -> list[float]:
@@ -93,7 +112,11 @@ def storm(d: RawDaemon, seconds: float = 60.0, *, rate: float = 50.0, warmup_s: 
     synchronously: every response read after it was written after the change was applied); ``request_prob`` of
     them also send a completion request at the cursor (keystrokes come at ``rate / request_prob`` per second,
     so a request often sees its document change without being superseded), and about ``cancel_prob`` of the
-    previous requests get a $/cancelRequest (VS Code cancels on each keystroke, Neovim does not). A result with items is *stale* when it arrived after the
+    previous requests get a $/cancelRequest (VS Code cancels on each keystroke, Neovim does not). Keys come
+    round robin, but a document whose typist pauses to think (its session's delay of ``THINKING_S`` or more, as
+    after a line) gets none for that long (cut short when every typist is thinking): a change cancels the document's request in flight, so without
+    pauses hardly any request finishes for its version and the stale and fit checks below have little to
+    check. A result with items is *stale* when it arrived after the
     fence of a newer version of its document; every item must also fit the text of the version it was
     requested for (same line, range around the cursor, insert text extending the typed word).
     """
@@ -127,8 +150,9 @@ def storm(d: RawDaemon, seconds: float = 60.0, *, rate: float = 50.0, warmup_s: 
         if now >= next_rss:
             rss.append((round(now, 2), d.rss_kb()))
             next_rss += 1.0
-        doc = docs[keys % len(docs)]
+        doc = _next_ready(docs, keys, now)
         keys += 1
+        doc.ready_at = now + doc.pause()
         change, cursor = doc.next_edit()
         d.notify("textDocument/didChange", {"textDocument": {"uri": doc.uri, "version": doc.version},
                                             "contentChanges": [change]})
@@ -185,6 +209,7 @@ def storm(d: RawDaemon, seconds: float = 60.0, *, rate: float = 50.0, warmup_s: 
     # checks
     stale, inconsistent, with_items, empty, codes = 0, 0, 0, 0, {}
     examples: list[str] = []
+    by_doc: dict[str, int] = {}
     latency = []
     for k, req in requests.items():
         r = answers.get(k)
@@ -201,6 +226,7 @@ def storm(d: RawDaemon, seconds: float = 60.0, *, rate: float = 50.0, warmup_s: 
             continue
         with_items += 1
         doc, v = req["doc"], req["version"]
+        by_doc[doc.uri] = by_doc.get(doc.uri, 0) + 1
         later = [seq for version, seq in fence_seq[doc.uri] if version > v]
         if later and min(later) < r["_seq"]:
             stale += 1
@@ -215,7 +241,7 @@ def storm(d: RawDaemon, seconds: float = 60.0, *, rate: float = 50.0, warmup_s: 
     return {
         "seconds": round(storm_s, 1), "rate_target": rate, "rate_sent": round(n / storm_s, 1),
         "documents": len(docs), "keystrokes": keys, "requests": n, "cancel_requests_sent": cancels, "answered": len(answers),
-        "unanswered": unanswered, "with_items": with_items, "empty": empty, "errors": codes, "stale": stale,
+        "unanswered": unanswered, "with_items": with_items, "with_items_by_doc": by_doc, "empty": empty, "errors": codes, "stale": stale,
         "inconsistent": inconsistent, "examples": examples[:10],
         "drain_s": round(drained_s - storm_s, 2), "alive": d.alive(),
         "latency_storm_ms": _summ(latency),

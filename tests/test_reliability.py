@@ -19,7 +19,7 @@ from dgcomplete.syntax.document import offset_of
 
 from .fake_openai_server import FakeOpenAIServer, Reply
 from .fuzz import FUZZ_INIT
-from .helpers import CHECKPOINT_DAMAGES, MEMO_TEXT, damage_checkpoint, train_storm_model
+from .helpers import CHECKPOINT_DAMAGES, damage_checkpoint, storm_memo_sources, train_storm_model
 from .lsp_client import RawDaemon
 from .storm import storm
 
@@ -48,7 +48,7 @@ def test_typing_storm(memorizer, tmp_path):
     try:
         d.initialize({"minConfidence": 0})  # a test model: the gate would hide what the storm checks
         d.wait_ready()
-        out = storm(d, 5.0, rate=50, warmup_s=2.0, extra_sources=[("memo.py", "python", MEMO_TEXT)])
+        out = storm(d, 5.0, rate=50, warmup_s=2.0, extra_sources=storm_memo_sources())
     finally:
         code = d.close()
     print({k: v for k, v in out.items() if k != "rss_samples"})
