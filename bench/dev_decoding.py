@@ -178,6 +178,9 @@ async def run(model: Path, corpus: Path, variants: list[str], langs: tuple[str, 
                                "n": {lang: sum(t.language == lang for t in tasks) for lang in langs}}
         for lang in langs:
             ts = [t for t in tasks if t.language == lang]
+            if not ts:  # the corpus has no dev files of it (tier 2 built without Debian's Java sources)
+                row[lang] = None
+                continue
             row[lang] = {m: round(sum(t.out[m].strip() == t.truth.strip() for t in ts) / len(ts), 3)
                          for m in methods}
             row[lang]["ours_empty"] = round(sum(not t.out["ours"].strip() for t in ts) / len(ts), 3) \
