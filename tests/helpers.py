@@ -89,12 +89,16 @@ def storm_memo_sources(copies: int = 8) -> list[tuple[str, str, str]]:
     typist's pause come back with items: with one memo document among five and no pauses that was 0 to 8 of
     248 (a matter of timing; CI failed on 0). Every retyped line here also stands verbatim in the other half
     (a retrieval draft, whatever the tiny model guesses), and eight documents typed with pauses give the
-    storm's stale and fit checks some 25-40 results to check.
+    storm's stale and fit checks some 20-40 results to check.
     """
     return [(f"memo{i}.py", "python", MEMO_TEXT + "\n\n" + MEMO_TEXT) for i in range(copies)]
 
 
-FREE_SLOTS = (24, 26, 32, 34)
+# the canvases the engine builds for the memorizer (canvas 48): free slots per span kind from syntax.plan
+# (rest of line 24, line 32, +2 while a word is typed; statement/block capped at 36 = 48 less the suffix head,
+# LocalInfiller.head_size = 48 // 4 = 12 tokens). A tiny model knows only the positions it was trained at.
+FREE_SLOTS = (24, 26, 32, 34, 36)
+MEMO_HEAD = 12
 
 
 def train_memorizer(out: Path, text: str = MEMO_TEXT, *, steps: int = 300, seed: int = 0, mode: str = "mask") -> Path:
@@ -119,11 +123,9 @@ def train_memorizer(out: Path, text: str = MEMO_TEXT, *, steps: int = 300, seed:
     model = DiffusionGemma(cfg)
     model.init_weights(seed=seed)
     opt = torch.optim.AdamW(model.parameters(), lr=3e-3)
-    sampler = ExampleSampler([text], tok, prefix_tokens=64, seed=seed, kinds={"line": 1.0})
+    sampler = ExampleSampler([text], tok, prefix_tokens=64, suffix_tokens=MEMO_HEAD, seed=seed, kinds={"line": 1.0})
     g = torch.Generator().manual_seed(seed)
     for step in range(steps):
-        # the engine's canvases hold 24-34 free slots (rest of line, line, +2 when a word is being typed) and a
-        # tiny model only knows the positions it was trained at: cycle through the sizes it will be asked for
         batch = sampler.batch(16, FREE_SLOTS[step % len(FREE_SLOTS)])
         r = losses(model, batch, mode, g)
         loss = r["dec"] + 0.5 * r["lm"]

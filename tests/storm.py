@@ -14,8 +14,6 @@ from dgcomplete.syntax.document import offset_of, position_of
 
 from .lsp_client import RawDaemon, id_key, inline_params
 
-THINKING_S = 0.3  # a session key's delay from which it is a pause to think (Pace.line_pause), not typing
-
 UNICODE_SOURCE = '''import unicodedata
 
 
@@ -56,11 +54,11 @@ class StormDoc:
         self.pending: Any = None  # the last completion request not yet known to be answered
         self.ready_at = 0.0  # storm clock: not typed in before (its typist is thinking)
 
-    def pause(self) -> float:
-        """Seconds the typist thinks before the next key: its session's own delay when it is a pause
-        (after a line, ``Pace.line_pause``), else none (the storm's rate sets the pace of ordinary keys)."""
+    def pause(self, thinking_s: float) -> float:
+        """Seconds the typist thinks before the next key: its session's own delay when that is ``thinking_s``
+        or more (the pause before a line's Enter), else none (the storm's rate paces ordinary keys)."""
         k = self.session.keys[self.i] if self.i < len(self.session.keys) else None
-        return k.delay if k is not None and k.delay >= THINKING_S else 0.0
+        return k.delay if k is not None and k.delay >= thinking_s else 0.0
 
     def next_edit(self) -> tuple[dict[str, Any], int]:
         """The next keystroke as an LSP content change (positions in the text before it), and the cursor."""
@@ -81,8 +79,8 @@ class StormDoc:
 
 
 def _next_ready(docs: list[StormDoc], tick: int, now: float) -> StormDoc:
-    """Round robin from ``tick`` over the documents whose typist is not thinking; when every one is (their
-    sessions all start with a line's pause), the one whose pause ends first: the storm keeps its rate."""
+    """Round robin from ``tick`` over the documents whose typist is not thinking; when every one is (they
+    start together, so their pauses can coincide), the one whose pause ends first: the storm keeps its rate."""
     for j in range(len(docs)):
         doc = docs[(tick + j) % len(docs)]
         if doc.ready_at <= now:
@@ -113,20 +111,21 @@ def storm(d: RawDaemon, seconds: float = 60.0, *, rate: float = 50.0, warmup_s: 
     them also send a completion request at the cursor (keystrokes come at ``rate / request_prob`` per second,
     so a request often sees its document change without being superseded), and about ``cancel_prob`` of the
     previous requests get a $/cancelRequest (VS Code cancels on each keystroke, Neovim does not). Keys come
-    round robin, but a document whose typist pauses to think (its session's delay of ``THINKING_S`` or more, as
-    after a line) gets none for that long (cut short when every typist is thinking): a change cancels the document's request in flight, so without
-    pauses hardly any request finishes for its version and the stale and fit checks below have little to
-    check. A result with items is *stale* when it arrived after the
-    fence of a newer version of its document; every item must also fit the text of the version it was
+    round robin, but a document whose typist pauses to think (a session delay of at least the shortest
+    ``Pace.line_pause``) gets none for that long, cut short when every typist is thinking: a change cancels
+    the document's request in flight, so without pauses hardly any request finishes for its version and the
+    checks below have little to check. A result with items is *stale* when it arrived after the fence of a
+    newer version of its document; every item must also fit the text of the version it was
     requested for (same line, range around the cursor, insert text extending the typed word).
     """
     import random
 
     # the documents and their keystrokes: the benchmarks' fixture files and typing sessions (bench/)
     from bench import fixture_sources
-    from bench.typing_sessions import build_sessions
+    from bench.typing_sessions import Pace, build_sessions
 
     rng = random.Random(seed)
+    thinking_s = Pace().line_pause[0]  # the sessions below are built with the default pace
     warmup_s = min(10.0, seconds / 4) if warmup_s is None else warmup_s
     sources = fixture_sources() + [("unicode.py", "python", UNICODE_SOURCE)] + list(extra_sources or [])
     sessions = build_sessions(sources, max(240.0, seconds * 8), seed=seed)
@@ -152,7 +151,7 @@ def storm(d: RawDaemon, seconds: float = 60.0, *, rate: float = 50.0, warmup_s: 
             next_rss += 1.0
         doc = _next_ready(docs, keys, now)
         keys += 1
-        doc.ready_at = now + doc.pause()
+        doc.ready_at = now + doc.pause(thinking_s)
         change, cursor = doc.next_edit()
         d.notify("textDocument/didChange", {"textDocument": {"uri": doc.uri, "version": doc.version},
                                             "contentChanges": [change]})
@@ -207,7 +206,7 @@ def storm(d: RawDaemon, seconds: float = 60.0, *, rate: float = 50.0, warmup_s: 
     after = _latencies(d, probe_uri, probe_text, probes)
     rss.append((round(time.perf_counter() - t0, 2), d.rss_kb()))
     # checks
-    stale, inconsistent, with_items, empty, codes = 0, 0, 0, 0, {}
+    stale, inconsistent, empty, codes = 0, 0, 0, {}
     examples: list[str] = []
     by_doc: dict[str, int] = {}
     latency = []
@@ -224,7 +223,6 @@ def storm(d: RawDaemon, seconds: float = 60.0, *, rate: float = 50.0, warmup_s: 
         if not items:
             empty += 1
             continue
-        with_items += 1
         doc, v = req["doc"], req["version"]
         by_doc[doc.uri] = by_doc.get(doc.uri, 0) + 1
         later = [seq for version, seq in fence_seq[doc.uri] if version > v]
@@ -241,7 +239,8 @@ def storm(d: RawDaemon, seconds: float = 60.0, *, rate: float = 50.0, warmup_s: 
     return {
         "seconds": round(storm_s, 1), "rate_target": rate, "rate_sent": round(n / storm_s, 1),
         "documents": len(docs), "keystrokes": keys, "requests": n, "cancel_requests_sent": cancels, "answered": len(answers),
-        "unanswered": unanswered, "with_items": with_items, "with_items_by_doc": by_doc, "empty": empty, "errors": codes, "stale": stale,
+        "unanswered": unanswered, "with_items": sum(by_doc.values()),
+        "with_items_by_doc": by_doc, "empty": empty, "errors": codes, "stale": stale,
         "inconsistent": inconsistent, "examples": examples[:10],
         "drain_s": round(drained_s - storm_s, 2), "alive": d.alive(),
         "latency_storm_ms": _summ(latency),

@@ -43,7 +43,8 @@ def memorizer(tmp_path_factory) -> Path:
 
 
 def test_typing_storm(memorizer, tmp_path):
-    """50 requests/s for 5 s over 12 documents (typists pausing between lines), with edits and cancellations: nothing stale, nothing lost."""
+    """50 requests/s for 5 s over 12 documents (typists pausing between lines), with edits and cancellations:
+    nothing stale, nothing lost."""
     d = RawDaemon("--model", str(memorizer), "--threads", "1", stderr_path=tmp_path / "daemon.log")
     try:
         d.initialize({"minConfidence": 0})  # a test model: the gate would hide what the storm checks
