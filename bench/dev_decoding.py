@@ -15,6 +15,7 @@ import argparse
 import asyncio
 import json
 import random
+import statistics
 import time
 import zlib
 from pathlib import Path
@@ -135,15 +136,34 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "no_self_conditioning": {"self_condition": False},
     "uncalibrated_fill": {"fill_logit_bias": 0.0},
     "no_twin_without_drafts": {"twin_without_drafts": False},
+    # the model's own samples only (no retrieved drafts): what its decoding alone writes, length included
+    "samples_only": {"settings": {"context_sources": ["diffusion"]}},
 }
 
 
-def _apply(local: Any, changes: dict[str, Any]) -> None:
+def _apply(engine: Any, changes: dict[str, Any]) -> None:
+    local = engine.local
     for k, v in changes.items():
-        if k == "max_steps":
+        if k == "settings":
+            _, errors = engine.settings.update(v)
+            if errors:
+                raise SystemExit("bench.dev_decoding: " + "; ".join(errors))
+        elif k == "max_steps":
             local.sampler.max_steps = v
         else:
             setattr(local, k, v)
+
+
+def length_ratios(tok: Any, tasks: list[Task]) -> dict[str, float | None]:
+    """Median of (tokens written / tokens expected) on the first line: over the tasks that wrote something
+    (``shown``), and over all tasks with an empty answer as 0 (``all``)."""
+    ratios = []
+    for t in tasks:
+        want = max(1, len(tok.encode(t.truth.strip())))
+        ratios.append(len(tok.encode(t.out["ours"].strip())) / want)
+    written = [r for r in ratios if r > 0]
+    return {"shown": round(statistics.median(written), 3) if written else None,
+            "all": round(statistics.median(ratios), 3) if ratios else None}
 
 
 async def run(model: Path, corpus: Path, variants: list[str], langs: tuple[str, ...], n: int,
@@ -160,7 +180,7 @@ async def run(model: Path, corpus: Path, variants: list[str], langs: tuple[str, 
     for name in variants:
         runner = Runner(model, 1)
         assert runner.engine.local is not None
-        _apply(runner.engine.local, VARIANTS[name])
+        _apply(runner.engine, VARIANTS[name])
         await runner.start()
         t0 = time.perf_counter()
         for t in tasks:
@@ -185,6 +205,8 @@ async def run(model: Path, corpus: Path, variants: list[str], langs: tuple[str, 
                          for m in methods}
             row[lang]["ours_empty"] = round(sum(not t.out["ours"].strip() for t in ts) / len(ts), 3) \
                 if "ours" in methods else None
+            if "ours" in methods:
+                row[lang]["ours_length"] = length_ratios(runner.tok, ts)
         res["variants"][name] = row
         print(json.dumps({name: row}), flush=True)
         methods = tuple(m for m in methods if m in ("ours",))  # baselines do not depend on decoding
