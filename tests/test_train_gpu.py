@@ -302,3 +302,24 @@ def test_lang_weights_parse_and_shift_the_mix():
     after = java_share(train.parse_lang_weights("python=1,java=4"))
     assert before < 0.4 and after > 0.7, (before, after)
     assert LANG_WEIGHT == default  # the default mix is not changed for other samplers (e.g. the dev batches)
+
+
+def test_ship_keeps_the_length_objective(tmp_path):
+    """A run trained with --length-target end ships as such: the sampler's frontier stop and the scorer's
+    end-scored canvas both read it from the exported config, and the step budget is the one asked for."""
+    from dgcomplete.train import ship
+
+    corpus = _corpus(tmp_path / "corpus", 40)
+    tok = tmp_path / "tok.json"
+    train_tokenizer(corpus, 300, tok, verbose=False)
+    train.main(["--corpus", str(corpus), "--tokenizer", str(tok), "--run", str(tmp_path / "run"), "--mode", "mask",
+                "--d", "32", "--layers", "3", "--heads", "2", "--ff", "64", "--batch", "2", "--prefix", "32",
+                "--max-steps", "1", "--minutes", "0", "--eval-every", "100", "--length-target", "end"])
+    out = ship.export_run(tmp_path / "run", tok, tmp_path / "shipped", steps=3)
+    conf = json.loads((out / "config.json").read_text())
+    assert conf["dgcomplete"]["length_target"] == "end" and conf["dgcomplete"]["fill_loss_weight"] == 1.0
+    gen = json.loads((out / "generation_config.json").read_text())
+    assert gen["frontier_stop"] is True and gen["max_denoising_steps"] == 3
+    loaded = load_model(out)
+    assert loaded.config.diffusion.length_target == "end" and loaded.sampler_defaults.max_denoising_steps == 3
+    assert json.loads((out / "training.json").read_text())["args"]["length_target"] == "end"

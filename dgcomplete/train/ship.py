@@ -17,8 +17,8 @@ import torch
 from safetensors.torch import load_file
 from tokenizers import Tokenizer as HFTok
 
-from ..model import DiffusionGemma, save_checkpoint
-from .train import generation_defaults, run_config, training_info
+from ..model import DiffusionGemma
+from .train import export, run_config
 
 
 def export_run(run: Path, tokenizer: Path, out: Path, *, steps: int, dtype: torch.dtype = torch.float16) -> Path:
@@ -29,9 +29,8 @@ def export_run(run: Path, tokenizer: Path, out: Path, *, steps: int, dtype: torc
     model = DiffusionGemma(cfg)
     tensors = load_file(str(run / "state.safetensors"))
     model.load_state_dict({k[6:]: v for k, v in tensors.items() if k.startswith("model.")})
-    model.eval()
-    save_checkpoint(model, out, tokenizer_json=tokenizer, dtype=dtype, generation=generation_defaults(cfg, steps, a.get("length_target", "fill")))
-    (out / "training.json").write_text(json.dumps(training_info(meta), indent=1) + "\n")
+    export(model, tokenizer, out, meta, dtype=dtype, length_target=a.get("length_target", "fill"), steps=steps,
+           quiet=True)
     return out
 
 

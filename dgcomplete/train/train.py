@@ -583,10 +583,12 @@ def training_info(meta: dict) -> dict:
 
 
 def export(model: DiffusionGemma, tok_path: Path, out: Path, meta: dict, *, dtype: torch.dtype = torch.float32,
-           shard_mb: float | None = None, length_target: str = "fill", quiet: bool = False) -> None:
+           shard_mb: float | None = None, length_target: str = "fill", steps: int = 4, quiet: bool = False) -> None:
+    """An HF-layout checkpoint of ``model`` (what the loader reads); the objective's length target is recorded
+    in config.json, since the sampler and the scorer read it (frontier stop, the end-scored canvas)."""
     model = model.float().cpu()
     model.eval()
-    save_checkpoint(model, out, tokenizer_json=tok_path, generation=generation_defaults(model.cfg, 4, length_target),
+    save_checkpoint(model, out, tokenizer_json=tok_path, generation=generation_defaults(model.cfg, steps, length_target),
                     dtype=dtype, max_shard_bytes=int(shard_mb * 2**20) if shard_mb else None)
     if length_target != "fill":  # the loader ignores keys it does not know; the inference side reads this one
         conf = json.loads((out / "config.json").read_text())
