@@ -129,6 +129,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "steps8": {"max_steps": 8},
     "steps2": {"max_steps": 2},
     "steps3": {"max_steps": 3},
+    "steps4": {"max_steps": 4},
     "steps16": {"max_steps": 16},
     "frontier_stop": {"frontier_stop": True},
     "no_min_content": {"min_content": False},
@@ -139,6 +140,16 @@ VARIANTS: dict[str, dict[str, Any]] = {
     # the model's own samples only (no retrieved drafts): what its decoding alone writes, length included
     "samples_only": {"settings": {"context_sources": ["diffusion"]}},
 }
+
+
+def variant_changes(name: str) -> dict[str, Any]:
+    """A variant's changes; ``a+b`` combines variants (e.g. ``samples_only+steps8``)."""
+    out: dict[str, Any] = {}
+    for part in name.split("+"):
+        if part not in VARIANTS:
+            raise SystemExit(f"bench.dev_decoding: unknown variant {part!r} (known: {', '.join(VARIANTS)})")
+        out.update(VARIANTS[part])
+    return out
 
 
 def _apply(engine: Any, changes: dict[str, Any]) -> None:
@@ -180,7 +191,8 @@ async def run(model: Path, corpus: Path, variants: list[str], langs: tuple[str, 
     for name in variants:
         runner = Runner(model, 1)
         assert runner.engine.local is not None
-        _apply(runner.engine, VARIANTS[name])
+        changes = variant_changes(name)
+        _apply(runner.engine, changes)
         await runner.start()
         t0 = time.perf_counter()
         for t in tasks:
@@ -194,7 +206,7 @@ async def run(model: Path, corpus: Path, variants: list[str], langs: tuple[str, 
                     text = await getattr(runner, m)(t)
                     t.out[m] = first_line(text)
         await runner.close()
-        row: dict[str, Any] = {"changes": VARIANTS[name], "s": round(time.perf_counter() - t0, 1),
+        row: dict[str, Any] = {"changes": changes, "s": round(time.perf_counter() - t0, 1),
                                "n": {lang: sum(t.language == lang for t in tasks) for lang in langs}}
         for lang in langs:
             ts = [t for t in tasks if t.language == lang]
@@ -219,7 +231,7 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--model")
     ap.add_argument("--corpus", default="data/corpus")
-    ap.add_argument("--variants", default="default", help="comma-separated: " + ",".join(VARIANTS))
+    ap.add_argument("--variants", default="default", help="comma-separated, a+b combines: " + ",".join(VARIANTS))
     ap.add_argument("--n", type=int, default=150)
     ap.add_argument("--langs", default="python,javascript,java")
     ap.add_argument("--methods", default="ours,ar,copy_prev,empty")

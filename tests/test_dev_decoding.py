@@ -40,3 +40,11 @@ def test_samples_only_variant_turns_drafts_off(tiny_mask_model) -> None:
     assert eng.local is not None and eng.local.sampler.max_steps == 8
     with pytest.raises(SystemExit, match="context_sources"):
         _apply(eng, {"settings": {"context_sources": ["nowhere"]}})
+
+
+def test_variants_combine_and_unknown_ones_are_refused() -> None:
+    from bench.dev_decoding import variant_changes
+
+    assert variant_changes("samples_only+steps8") == {"settings": {"context_sources": ["diffusion"]}, "max_steps": 8}
+    with pytest.raises(SystemExit, match="steps9"):
+        variant_changes("samples_only+steps9")

@@ -209,6 +209,16 @@ def test_prepared_command_rehearsal(tmp_path):
     assert passed <= known, passed - known
     readme = (gpu / "README").read_text()
     assert all(s["name"] in readme for s in index) and "run.sh finish" in readme
+    # LENGTH_TARGET picks the trainer's --length-target (fill unless set)
+    settings = "\n".join(ln for ln in script.splitlines() if ln.startswith("LENGTH_TARGET="))
+    for env_value, want in ((None, "fill"), ("end", "end")):
+        env_lt = {k: v for k, v in os.environ.items() if k != "LENGTH_TARGET"}
+        if env_value:
+            env_lt["LENGTH_TARGET"] = env_value
+        got = subprocess.run(["bash", "-c", settings + '\necho "$LENGTH_TARGET"'], env=env_lt, capture_output=True,
+                             text=True).stdout.strip()
+        assert got == want
+    assert '--length-target "$LENGTH_TARGET"' in body
 
     # the device's view: the repository root holds gpu/ with only the shards carried so far
     held = tmp_path / "held"
@@ -250,11 +260,12 @@ def test_prepared_command_rehearsal(tmp_path):
 
     bundle.main(["--unpack", str(out), "--into", str(tmp_path / "back"), "--tokenizer", str(gpu / "tokenizer.json")])
     loaded = load_model(tmp_path / "back" / "A")
-    assert loaded.config.hidden_size == 32 and loaded.config.diffusion.fill_loss_weight == 1.0
+    # the default length objective is the shipped model's (fill: the end objective lost its A/B)
+    assert loaded.config.hidden_size == 32 and loaded.config.diffusion.fill_loss_weight == 0.1
     conf = json.loads((tmp_path / "back" / "A" / "config.json").read_text())
-    assert conf["dgcomplete"]["length_target"] == "end" and conf["dgcomplete"]["max_context_tokens"] >= 48
+    assert conf["dgcomplete"]["length_target"] == "fill" and conf["dgcomplete"]["max_context_tokens"] >= 48
     gen = json.loads((tmp_path / "back" / "A" / "generation_config.json").read_text())
-    assert gen["frontier_stop"] is True
+    assert not gen.get("frontier_stop")
     info = json.loads((tmp_path / "back" / "A" / "training.json").read_text())
     assert info["args"]["optimizer"] == "muon" and info["tokens"] > 0
 
