@@ -55,12 +55,13 @@ tokenizer: setup
 	$(PY) -m dgcomplete.train.tokenizer --corpus data/corpus --vocab-size 8192 --out data/tokenizer.json
 
 # the shipped model's shape and objective (dgcomplete/models/dg-code-tiny/MODEL_CARD.md) with Muon for the
-# matrices (bench/results/muon_ab.json) and the masking-rate floor t ~ U(0.1, 1); on CPU it sees ~1-2k tokens/s,
+# matrices (bench/results/muon_ab.json), the masking-rate floor t ~ U(0.1, 1) and 4 masking draws per encoded
+# prefix (bench/results/draws_ab.json); on CPU it sees ~1-2k tokens/s,
 # so the shipped 201M tokens came from a lent GPU: see gpu-bundle
 train: setup
 	$(PY) -m dgcomplete.train.train --corpus data/corpus --tokenizer data/tokenizer.json --run runs/base \
 		--mode mask --d 256 --layers 6 --heads 4 --ff 768 --prefix 384 --minutes 180 --threads 2 \
-		--optimizer muon --lr 1.5e-3 --muon-lr 0.02 --t-min 0.1
+		--optimizer muon --lr 1.5e-3 --muon-lr 0.02 --t-min 0.1 --draws 4
 
 ## Continue the shipped model on this CPU when no GPU is lent (bench/results/cpu_continuation.json): its own
 ## objective (t ~ U(0, 1)) from the learning rate it ended at (1.5e-4, batch 64) decayed to a tenth; resumable

@@ -334,3 +334,23 @@ def test_ship_keeps_the_length_objective(tmp_path):
     loaded = load_model(out)
     assert loaded.config.diffusion.length_target == "end" and loaded.sampler_defaults.max_denoising_steps == 3
     assert json.loads((out / "training.json").read_text())["args"]["length_target"] == "end"
+
+
+def test_draws_noise_each_canvas_again_over_one_prefix_pass():
+    """--draws 2 is the same step as a batch holding every row twice (same noise stream), with the prefix
+    encoded once; gradients reach the encoder from every draw."""
+    torch.manual_seed(0)
+    model = _tiny()
+    prefix = torch.randint(6, 300, (3, 24))
+    canvas = torch.cat([torch.randint(6, 300, (3, 5)), torch.full((3, 3), 3), torch.randint(6, 300, (3, 4))], 1)
+    once = step_losses(model, StepBatch(prefix, [canvas], (8,)), draws=2, self_cond=0.0,
+                       generator=torch.Generator().manual_seed(5))
+    twice = step_losses(model, StepBatch(prefix.repeat(2, 1), [canvas.repeat(2, 1)], (8,)), self_cond=0.0,
+                        generator=torch.Generator().manual_seed(5))
+    for k in ("dec", "lm", "acc_real"):
+        assert torch.allclose(once[k], twice[k], atol=1e-5), k
+    single = step_losses(model, StepBatch(prefix, [canvas], (8,)), self_cond=0.0,
+                         generator=torch.Generator().manual_seed(5))
+    assert not torch.allclose(single["dec"], once["dec"])  # the second draw is scored too
+    once["dec"].backward()
+    assert model.embed_tokens.weight.grad is not None and model.layers[0].self_attn.q_proj.weight.grad.abs().sum() > 0

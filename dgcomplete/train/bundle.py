@@ -21,7 +21,7 @@ The run trains ONE shape, d 384 x 8 layers, ff 1536, 6 heads (22.0M parameters w
 see MODEL_CARD / issue #20 for the choice), 1024-token prefixes, Muon + AdamW, bf16 autocast, torch.compile,
 noising on the GPU, 14 example-cutting workers, 2 x 128 rows per step (~270k tokens), the shipped model's length
 objective (``LENGTH_TARGET=fill``; ``end`` lost its A/B, bench/results/length_end_ab.json). Every setting is an
-environment variable of run.sh (SHAPE, PREFIX, BATCH, ACCUM, MINUTES, WORKERS, LENGTH_TARGET, EXTRA, ...).
+environment variable of run.sh (SHAPE, PREFIX, BATCH, ACCUM, MINUTES, WORKERS, LENGTH_TARGET, DRAWS, EXTRA, ...).
 
 Rehearse on CPU (what tests/test_train_gpu.py does at tiny size): ``DEV=cpu COMPILE= WORKERS=2 MINUTES=0.5
 SHAPE="--d 32 --layers 2 --heads 2 --ff 64" PREFIX=64 BATCH=8 ACCUM=1 OUT=/tmp/out bash gpu/run.sh local``.
@@ -74,6 +74,8 @@ MUON_LR=${MUON_LR:-0.02}
 # (frontier-stop decoding). As a CPU fine-tune, end made samples longer but no more often right and the gate
 # showed fewer right at equal coverage (bench/results/length_end_ab.json), so fill is the default
 LENGTH_TARGET=${LENGTH_TARGET:-fill}
+# masking draws per example over one prefix pass (bench/results/draws_ab.json: 4 won at equal wall-clock on CPU)
+DRAWS=${DRAWS:-4}
 EXPORT_EVERY=${EXPORT_EVERY:-1.5}
 COMPILE=${COMPILE-"--compile"}
 EXTRA=${EXTRA:-}
@@ -83,7 +85,7 @@ train() {
     $PY -m dgcomplete.train.train --device "$DEV" --corpus "$INBOX" --watch --tokenizer "$W/tokenizer.json" \
         --run "$W/run" --mode mask --minutes "$MINUTES" --decay-frac 0.3 --warmup 100 \
         --batch "$BATCH" --accum "$ACCUM" --prefix "$PREFIX" $SHAPE \
-        --optimizer muon --lr "$LR" --muon-lr "$MUON_LR" --t-min 0.1 --length-target "$LENGTH_TARGET" --self-cond 0 \
+        --optimizer muon --lr "$LR" --muon-lr "$MUON_LR" --t-min 0.1 --length-target "$LENGTH_TARGET" --draws "$DRAWS" --self-cond 0 \
         --workers "$WORKERS" $COMPILE --snapshots "$W/snap" --export-every "$EXPORT_EVERY" --export-fp16 \
         --shard-mb 15 --metrics "$W/metrics.jsonl" --save-every 1000 --eval-every 200 --log-every 20 $EXTRA
 }
@@ -312,7 +314,7 @@ newest snapshot (written every EXPORT_EVERY=1.5 minutes). If a call finds a fres
 `running=no` and no `{out_name}/shards` are left there), start again from call 1. Time plan: start ~1-2 min,
 training 10 min (MINUTES), transfers and the final export ~1 min: about 13 of the 15 device minutes.
 Settings are environment variables of run.sh (SHAPE, PREFIX, BATCH, ACCUM, MINUTES, WORKERS, LR, MUON_LR,
-LENGTH_TARGET, COMPILE, EXPORT_EVERY, EXTRA); `EXTRA="--init-from dgcomplete/models/dg-code-tiny"` needs the shipped shape.
+LENGTH_TARGET, DRAWS, COMPILE, EXPORT_EVERY, EXTRA); `EXTRA="--init-from dgcomplete/models/dg-code-tiny"` needs the shipped shape.
 """
 
 

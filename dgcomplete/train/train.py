@@ -334,6 +334,8 @@ def build_parser() -> argparse.ArgumentParser:
                     help="fill: every <fill> slot a target (weight 0.1); end: <fill> scored at the true end, "
                          "slots after it follow the end's mask (for the frontier-stop sampler); see train.fast")
     ap.add_argument("--after-end-weight", type=float, default=0.1, help="--length-target end: weight after the end")
+    ap.add_argument("--draws", type=int, default=1,
+                    help="masking draws per example: each canvas noised this many times over one prefix pass")
     ap.add_argument("--self-cond", type=float, default=0.5,
                     help="share of rows trained with self-conditioning from a detached first pass")
     ap.add_argument("--watch", action="store_true",
@@ -357,7 +359,7 @@ def objective_of(args: argparse.Namespace) -> dict:
 
 def make_step_fn(model: DiffusionGemma, args: argparse.Namespace):
     """The training step's loss function, compiled when asked (fixed shapes: one graph)."""
-    obj = {**objective_of(args), "self_cond": args.self_cond}
+    obj = {**objective_of(args), "self_cond": args.self_cond, "draws": max(1, getattr(args, "draws", 1))}
 
     def fn(sb: StepBatch) -> dict[str, torch.Tensor]:
         return step_losses(model, sb, **obj)
