@@ -257,6 +257,8 @@ def test_prepared_command_rehearsal(tmp_path):
     assert "snapshot at step" in (out / "train.log").read_text()  # written as it went, not only at the end
     rec = [json.loads(x) for x in (out / "metrics.jsonl").read_text().splitlines()]
     assert rec[-1].get("done") and all(k in rec[0] for k in ("tok_s", "real_tok_s", "step_ms", "data_wait_ms"))
+    # run.sh's default 4 masking draws reach the trainer: each canvas computed 4 times, each example counted once
+    assert rec[0]["draws"] == 4 and rec[0]["noised_tok_s"] > rec[0]["tok_s"]
 
     bundle.main(["--unpack", str(out), "--into", str(tmp_path / "back"), "--tokenizer", str(gpu / "tokenizer.json")])
     loaded = load_model(tmp_path / "back" / "A")

@@ -79,6 +79,10 @@ class StepBatch:
         """Prefix + canvas positions (what tokens/s counts)."""
         return self.prefix.numel() + sum(c.numel() for c in self.canvases)
 
+    def noised_tokens(self, draws: int) -> int:
+        """Prefix + canvas positions as the step computes them: each canvas noised ``draws`` times (train --draws)."""
+        return self.prefix.numel() + draws * sum(c.numel() for c in self.canvases)
+
     def real_tokens(self, pad_id: int) -> int:
         """The same without the left padding of short prefixes."""
         return int((self.prefix != pad_id).sum()) + sum(c.numel() for c in self.canvases)

@@ -459,9 +459,10 @@ def main(argv: list[str] | None = None) -> None:
     # bf16 autocast on an accelerator (fp32 master weights and optimizer); CPUs here are faster in fp32
     amp = torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" else contextlib.nullcontext()
     metrics = open(args.metrics, "a") if args.metrics else None  # noqa: SIM115 - appended to all run long
-    win = {"tokens": 0, "real": 0, "t": time.time(), "wait": 0.0, "steps": 0}
+    win = {"tokens": 0, "real": 0, "noised": 0, "t": time.time(), "wait": 0.0, "steps": 0}
     first_step_s = None
     pad = cfg.pad_token_id
+    draws = max(1, getattr(args, "draws", 1))  # tok_s counts each example once; noised_tok_s counts every draw
 
     def run_step(pieces: list[StepBatch]) -> dict[str, torch.Tensor]:
         opt.zero_grad(set_to_none=True)
@@ -515,6 +516,7 @@ def main(argv: list[str] | None = None) -> None:
         meta["real_tokens"] = meta.get("real_tokens", 0) + sum(sb.real_tokens(pad) for sb in host)
         win["tokens"] += ntok
         win["real"] += sum(sb.real_tokens(pad) for sb in host)
+        win["noised"] += sum(sb.noised_tokens(draws) for sb in host)
         win["steps"] += 1
         if first_step_s is None:
             if device.type == "cuda":
@@ -522,7 +524,7 @@ def main(argv: list[str] | None = None) -> None:
             first_step_s = time.time() - t_step
             meta["first_step_s"] = round(first_step_s, 1)
             print(f"first step {first_step_s:.1f}s (compile {'on' if compiled else 'off'})", flush=True)
-            win = {"tokens": 0, "real": 0, "t": time.time(), "wait": 0.0, "steps": 0}
+            win = {"tokens": 0, "real": 0, "noised": 0, "t": time.time(), "wait": 0.0, "steps": 0}
         if win["steps"] and meta["step"] % args.log_every == 0:
             if device.type == "cuda":
                 torch.cuda.synchronize()
@@ -531,6 +533,7 @@ def main(argv: list[str] | None = None) -> None:
                    "dec": round(float(r["dec"]), 4), "lm": round(float(r["lm"]), 4),
                    "acc": round(float(r["acc_real"]), 4), "gn": round(float(gn), 3),
                    "tok_s": round(win["tokens"] / dt), "real_tok_s": round(win["real"] / dt),
+                   "noised_tok_s": round(win["noised"] / dt), "draws": draws,
                    "step_ms": round(1e3 * dt / win["steps"], 1), "data_wait_ms": round(1e3 * win["wait"] / win["steps"], 1),
                    "tokens": meta["tokens"], "compiled": compiled, "split": split, **gpu_memory(device)}
             print(f"step {rec['step']} t={elapsed / 60:.1f}m lr={lr_factor:.3f}x dec={rec['dec']:.3f} "
@@ -540,7 +543,7 @@ def main(argv: list[str] | None = None) -> None:
             if metrics:
                 metrics.write(json.dumps(rec) + "\n")
                 metrics.flush()
-            win = {"tokens": 0, "real": 0, "t": time.time(), "wait": 0.0, "steps": 0}
+            win = {"tokens": 0, "real": 0, "noised": 0, "t": time.time(), "wait": 0.0, "steps": 0}
         if meta["step"] % args.eval_every == 0:
             ev = evaluate(model, dev, objective)
             meta.setdefault("dev", []).append({"step": meta["step"], "min": elapsed / 60, **ev})
