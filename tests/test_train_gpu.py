@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import re
 import subprocess
 import sys
@@ -140,6 +141,18 @@ def test_shard_folder_takes_new_shards_and_keeps_dev_apart(tmp_path):
     assert dev and not dev & {t for t, _ in first + second}
     halves = [ShardFolder(inbox, part=(i, 2)).poll() for i in range(2)]
     assert sorted(t for h in halves for t, _ in h) == sorted(t for t, _ in first + second)
+
+
+def test_shards_are_even_and_as_few_as_the_limit_allows(tmp_path):
+    """Every shard a device call: no last shard holding a remainder of a few files (the greedy cut left 0.8 MiB
+    of 218 MiB in a 7th shard); each still under the limit."""
+    rng = random.Random(0)
+    for n in (400, 550, 650):
+        lines = [(rng.randbytes(120).hex() + "\n").encode() for _ in range(n)]
+        index = bundle.write_shards(lines, tmp_path / str(n), limit=20_000, log=lambda s: None)
+        sizes, packed = [s["raw_bytes"] for s in index], [s["xz_bytes"] for s in index]
+        assert max(packed) <= 20_000 and min(sizes) > 0.9 * max(sizes), (n, sizes)
+        assert (sum(packed) / len(packed)) > 0.8 * 20_000, (n, packed)  # none of the calls half empty
 
 
 def test_fresh_corpus_leaves_out_the_base_corpus_and_the_large_dev_split(tmp_path):
