@@ -249,11 +249,11 @@ def write_shards(lines: list[bytes], out: Path, limit: int, seed: int = 0, log=p
         old.unlink()
     sample = b"".join(lines[: max(1, len(lines) // 20)])[: 16 * MIB]
     ratio = max(1.5, len(sample) / max(1, len(lzma.compress(sample, preset=6))))
-    pending = []
-    chunk, size = [], 0
     total = sum(map(len, lines))
     shards = max(1, math.ceil(total / (limit * ratio * 0.95)))
     target = math.ceil(total / shards)
+    pending = []
+    chunk, size = [], 0
     for line in lines:
         chunk.append(line)
         size += len(line)
@@ -299,8 +299,9 @@ def readme(index: list[dict], tree: int, out_name: str = "gpu") -> str:
                      "worker has taken it (at most 45 s), with the log's tail (compile, first tokens/s).")
     calls.append(f"{n + 1}. `run(command=\"WAIT=540 bash {out_name}/run.sh finish\", carry=[\"{out_name}/run.sh\"], "
                  "timeout_s=600)`: waits for the end of training (MINUTES=10 from the start) and returns "
-                 "`train.log`, `metrics.jsonl` (tokens/s, step time, GPU memory per 20 steps; `tok_s` counts each example's "
-                 "prefix and canvas once, `noised_tok_s` every masking draw), `meta.tar` (config, training.json, shard index) and the fp16 weights `A-model-*.safetensors` (at most 8 files in all).")
+                 "`train.log`, `metrics.jsonl` (tokens/s, step time, GPU memory per 20 steps; `tok_s` counts "
+                 "each example's prefix and canvas once, `noised_tok_s` every masking draw), `meta.tar` (config, "
+                 "training.json, shard index) and the fp16 weights `A-model-*.safetensors` (at most 8 files in all).")
     total = sum(s["xz_bytes"] for s in index)
     return f"""# The GPU run (written by python -m dgcomplete.train.bundle)
 

@@ -76,8 +76,8 @@ class StepBatch:
 
     @property
     def tokens(self) -> int:
-        """Prefix + canvas positions (what tokens/s counts)."""
-        return self.prefix.numel() + sum(c.numel() for c in self.canvases)
+        """Prefix + canvas positions, each example once (what tokens/s counts)."""
+        return self.noised_tokens(1)
 
     def noised_tokens(self, draws: int) -> int:
         """Prefix + canvas positions as the step computes them: each canvas noised ``draws`` times (train --draws)."""

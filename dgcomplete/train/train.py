@@ -291,6 +291,13 @@ def gpu_memory(device: torch.device) -> dict[str, float]:
             "mem_reserved_gib": round(torch.cuda.max_memory_reserved(device) / 2**30, 2)}
 
 
+def _at_least_one(text: str) -> int:
+    n = int(text)
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
+    return n
+
+
 def build_parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", default="data/corpus")
@@ -334,7 +341,7 @@ def build_parser() -> argparse.ArgumentParser:
                     help="fill: every <fill> slot a target (weight 0.1); end: <fill> scored at the true end, "
                          "slots after it follow the end's mask (for the frontier-stop sampler); see train.fast")
     ap.add_argument("--after-end-weight", type=float, default=0.1, help="--length-target end: weight after the end")
-    ap.add_argument("--draws", type=int, default=1,
+    ap.add_argument("--draws", type=_at_least_one, default=1,
                     help="masking draws per example: each canvas noised this many times over one prefix pass")
     ap.add_argument("--self-cond", type=float, default=0.5,
                     help="share of rows trained with self-conditioning from a detached first pass")
@@ -359,7 +366,7 @@ def objective_of(args: argparse.Namespace) -> dict:
 
 def make_step_fn(model: DiffusionGemma, args: argparse.Namespace):
     """The training step's loss function, compiled when asked (fixed shapes: one graph)."""
-    obj = {**objective_of(args), "self_cond": args.self_cond, "draws": max(1, getattr(args, "draws", 1))}
+    obj = {**objective_of(args), "self_cond": args.self_cond, "draws": args.draws}
 
     def fn(sb: StepBatch) -> dict[str, torch.Tensor]:
         return step_losses(model, sb, **obj)
@@ -459,10 +466,14 @@ def main(argv: list[str] | None = None) -> None:
     # bf16 autocast on an accelerator (fp32 master weights and optimizer); CPUs here are faster in fp32
     amp = torch.autocast("cuda", dtype=torch.bfloat16) if device.type == "cuda" else contextlib.nullcontext()
     metrics = open(args.metrics, "a") if args.metrics else None  # noqa: SIM115 - appended to all run long
-    win = {"tokens": 0, "real": 0, "noised": 0, "t": time.time(), "wait": 0.0, "steps": 0}
+
+    def new_window() -> dict:
+        """Counters of one logging window: tok_s counts each example once, noised_tok_s every masking draw."""
+        return {"tokens": 0, "real": 0, "noised": 0, "t": time.time(), "wait": 0.0, "steps": 0}
+
+    win = new_window()
     first_step_s = None
     pad = cfg.pad_token_id
-    draws = max(1, getattr(args, "draws", 1))  # tok_s counts each example once; noised_tok_s counts every draw
 
     def run_step(pieces: list[StepBatch]) -> dict[str, torch.Tensor]:
         opt.zero_grad(set_to_none=True)
@@ -516,7 +527,7 @@ def main(argv: list[str] | None = None) -> None:
         meta["real_tokens"] = meta.get("real_tokens", 0) + sum(sb.real_tokens(pad) for sb in host)
         win["tokens"] += ntok
         win["real"] += sum(sb.real_tokens(pad) for sb in host)
-        win["noised"] += sum(sb.noised_tokens(draws) for sb in host)
+        win["noised"] += sum(sb.noised_tokens(args.draws) for sb in host)
         win["steps"] += 1
         if first_step_s is None:
             if device.type == "cuda":
@@ -524,7 +535,7 @@ def main(argv: list[str] | None = None) -> None:
             first_step_s = time.time() - t_step
             meta["first_step_s"] = round(first_step_s, 1)
             print(f"first step {first_step_s:.1f}s (compile {'on' if compiled else 'off'})", flush=True)
-            win = {"tokens": 0, "real": 0, "noised": 0, "t": time.time(), "wait": 0.0, "steps": 0}
+            win = new_window()
         if win["steps"] and meta["step"] % args.log_every == 0:
             if device.type == "cuda":
                 torch.cuda.synchronize()
@@ -533,7 +544,7 @@ def main(argv: list[str] | None = None) -> None:
                    "dec": round(float(r["dec"]), 4), "lm": round(float(r["lm"]), 4),
                    "acc": round(float(r["acc_real"]), 4), "gn": round(float(gn), 3),
                    "tok_s": round(win["tokens"] / dt), "real_tok_s": round(win["real"] / dt),
-                   "noised_tok_s": round(win["noised"] / dt), "draws": draws,
+                   "noised_tok_s": round(win["noised"] / dt), "draws": args.draws,
                    "step_ms": round(1e3 * dt / win["steps"], 1), "data_wait_ms": round(1e3 * win["wait"] / win["steps"], 1),
                    "tokens": meta["tokens"], "compiled": compiled, "split": split, **gpu_memory(device)}
             print(f"step {rec['step']} t={elapsed / 60:.1f}m lr={lr_factor:.3f}x dec={rec['dec']:.3f} "
@@ -543,7 +554,7 @@ def main(argv: list[str] | None = None) -> None:
             if metrics:
                 metrics.write(json.dumps(rec) + "\n")
                 metrics.flush()
-            win = {"tokens": 0, "real": 0, "noised": 0, "t": time.time(), "wait": 0.0, "steps": 0}
+            win = new_window()
         if meta["step"] % args.eval_every == 0:
             ev = evaluate(model, dev, objective)
             meta.setdefault("dev", []).append({"step": meta["step"], "min": elapsed / 60, **ev})
