@@ -96,3 +96,22 @@ def test_quality_paired_counts_changed_tasks(tmp_path):
     b.write_text(json.dumps(new))
     main(["--paired", str(a), str(b), "--out", str(out)])
     assert json.loads(out.read_text()) == got
+
+
+def test_soup_is_the_loadable_average_and_refuses_other_shapes(tmp_path):
+    """bench.soup writes the element-wise mean as a checkpoint the loader takes, config from --base."""
+    from bench.soup import soup
+    from dgcomplete.model import load_model
+
+    from .helpers import make_tiny_checkpoint
+
+    a = make_tiny_checkpoint(tmp_path / "a", seed=0, moe=False)
+    b = make_tiny_checkpoint(tmp_path / "b", seed=1, moe=False)
+    out = soup([a, b], tmp_path / "soup", base=a)
+    wa, wb, ws = (load_model(p).model.state_dict() for p in (a, b, out))
+    assert any(not (wa[k] == wb[k]).all() for k in wa)  # the two starts differ, so the mean is a real test
+    for k in wa:
+        assert (ws[k] - (wa[k] + wb[k]) / 2).abs().max() < 1e-6, k
+    other = make_tiny_checkpoint(tmp_path / "moe", seed=0, moe=True)
+    with pytest.raises(SystemExit, match="not the shape"):
+        soup([a, other], tmp_path / "bad", base=a)

@@ -18,8 +18,11 @@ def test_quick_run_reports_every_shape_prefix_and_thread(tmp_path, capsys):
     from dgcomplete.models import default_model_path
 
     out = tmp_path / "shape_budget.json"
+    daemon = tmp_path / "latest.json"  # a bench.run result: the shipped model's LSP latency to calibrate on
+    daemon.write_text(json.dumps({"latency_single_line_ms": {"n": 9, "p50": 90.0, "p95": 150.0},
+                                  "machine": {"cpu": "test cpu"}, "model": {"name": "dg-code-tiny"}}))
     shape_budget.main(["--quick", "--shapes", "shipped,d128x2", "--prefixes", "16,40", "--threads", "1",
-                       "--int8-shapes", "d128x2", "--int8-prefix", "24", "--out", str(out)])
+                       "--int8-shapes", "d128x2", "--int8-prefix", "24", "--daemon", str(daemon), "--out", str(out)])
     printed = capsys.readouterr().out
     text = out.read_text()
     r = json.loads(text)
@@ -62,12 +65,25 @@ def test_quick_run_reports_every_shape_prefix_and_thread(tmp_path, capsys):
             assert k["with_overhead_ms"] == pytest.approx(k["model_ms"] + r["settings"]["overhead_ms"], abs=0.02)
             assert k["fits"] == (k["with_overhead_ms"] <= r["settings"]["budget_ms"])
             assert 0 < k["model_ms_from_min"] <= k["model_ms"] + 1e-6
+    # the LSP estimate: the shipped model's measured p50/p95 scaled by each shape's typical cost over the shipped's
+    assert r["daemon_reference"]["p50"] == 90.0 and r["daemon_reference"]["cpu"] == "test cpu"
+    typical = {(x["shape"], x["prefix_tokens"]): x["keystroke"]["typical"]["model_ms"] for x in r["rows"]}
+    for row in r["rows"]:
+        e = row["daemon_estimate"]
+        ratio = typical[(row["shape"], row["prefix_tokens"])] / typical[(path.name, row["prefix_tokens"])]
+        assert e["ratio_to_shipped"] == pytest.approx(ratio, abs=1e-3)
+        assert e["p50_ms"] == pytest.approx(90.0 * ratio, abs=0.06) and e["p95_ms"] == pytest.approx(150.0 * ratio, abs=0.06)
+        assert e["fits"] == (90.0 * ratio <= 100.0 and 150.0 * ratio <= 200.0)
+        if row["shape"] == path.name:
+            assert e["ratio_to_shipped"] == 1.0 and e["p50_ms"] == 90.0
+    assert "LSP p50 est." in printed
     longer = {x["shape"]: x["kv_cache_mb"] for x in r["rows"] if x["prefix_tokens"] == 40}
     assert all(longer[x["shape"]] > x["kv_cache_mb"] for x in r["rows"] if x["prefix_tokens"] == 16)
     assert [x["shape"] for x in r["recommendation"]] == names
     for x in r["recommendation"]:
         for case in cases:
             assert set(x[case]) == {"16", "40", "longest_fitting_prefix"} and x[case]["16"]["threads"] == 1
+        assert x["typical"]["40"]["daemon_estimate"]["p50_ms"] > 0
 
     q = r["int8"]
     assert q["prefix_tokens"] == 24

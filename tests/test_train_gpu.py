@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 import torch
 
-from dgcomplete.model import DiffusionGemma, ListCache, load_model
+from dgcomplete.model import DiffusionGemma, ListCache, ModelConfig, load_model
+from dgcomplete.models import default_model_path
 from dgcomplete.train import bundle, train
 from dgcomplete.train.data import ShardFolder, StepBatch
 from dgcomplete.train.fast import encode_train, noise, step_losses
@@ -212,6 +213,11 @@ def test_prepared_command_rehearsal(tmp_path):
     bundle.main(["--corpus", str(corpus), "--tokenizer", str(tok), "--out", str(gpu), "--shard-mib", "0.006"])
     index = json.loads((gpu / "shards" / "index.json").read_text())
     assert len(index) >= 3
+    # --scripts-only rewrites run.sh and the README for the shards already packed (a changed template, no repack)
+    readme_before = (gpu / "README").read_text()
+    (gpu / "run.sh").write_text("stale")
+    bundle.main(["--out", str(gpu), "--scripts-only"])
+    assert (gpu / "run.sh").read_text() == bundle.RUN_SH and (gpu / "README").read_text() == readme_before
     run_sh = gpu / "run.sh"
     assert subprocess.run(["bash", "-n", str(run_sh)]).returncode == 0
     # every trainer flag run.sh passes exists
@@ -232,6 +238,18 @@ def test_prepared_command_rehearsal(tmp_path):
                              text=True).stdout.strip()
         assert got == want
     assert '--length-target "$LENGTH_TARGET"' in body
+    # the default SHAPE is the shipped model's, so what the run returns can ship (the keystroke budget's choice)
+    shape_line = "\n".join(ln for ln in script.splitlines() if ln.startswith("SHAPE="))
+    env_shape = {k: v for k, v in os.environ.items() if k != "SHAPE"}
+    flags = subprocess.run(["bash", "-c", shape_line + '\necho "$SHAPE"'], env=env_shape, capture_output=True,
+                           text=True).stdout.split()
+    shape = dict(zip(flags[::2], map(int, flags[1::2]), strict=True))
+    shipped = ModelConfig.from_file(default_model_path() / "config.json")
+    gpu_cfg = train.small_config(shipped.vocab_size, d=shape["--d"], layers=shape["--layers"], heads=shape["--heads"],
+                                 ff=shape["--ff"], mode="mask")
+    assert gpu_cfg.num_parameters() == shipped.num_parameters()
+    assert (gpu_cfg.layer_types, gpu_cfg.layer_kv_heads, gpu_cfg.layer_head_dim) == (
+        shipped.layer_types, shipped.layer_kv_heads, shipped.layer_head_dim)
 
     # the device's view: the repository root holds gpu/ with only the shards carried so far
     held = tmp_path / "held"
@@ -275,6 +293,16 @@ def test_prepared_command_rehearsal(tmp_path):
 
     bundle.main(["--unpack", str(out), "--into", str(tmp_path / "back"), "--tokenizer", str(gpu / "tokenizer.json")])
     loaded = load_model(tmp_path / "back" / "A")
+
+    # the optional last call: another shape timed on the shards already there, its metrics back, no weights
+    env["PROBE_SHAPE"], env["PROBE_MINUTES"] = "--d 48 --layers 2 --heads 2 --ff 96", "0.15"
+    probed = call("probe")
+    assert "probe exit 0" in probed, probed
+    assert sorted(f.name for f in out.iterdir()) == ["probe-metrics.jsonl", "probe-train.log"]
+    prec = [json.loads(x) for x in (out / "probe-metrics.jsonl").read_text().splitlines()]
+    assert prec and prec[0]["tok_s"] > 0
+    assert json.loads((work / "probe" / "run" / "state.json").read_text())["args"]["d"] == 48
+    assert json.loads((work / "run" / "state.json").read_text())["args"]["d"] == 32  # the run itself untouched
     # the default length objective is the shipped model's (fill: the end objective lost its A/B)
     assert loaded.config.hidden_size == 32 and loaded.config.diffusion.fill_loss_weight == 0.1
     conf = json.loads((tmp_path / "back" / "A" / "config.json").read_text())

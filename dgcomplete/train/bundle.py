@@ -17,11 +17,17 @@ about 30 s after a call unless the next one comes), and returns at most 8 files 
   ``finish`` (or ``collect``) returns weights even if the run was cut short or crashed;
 * ``gpu/README`` lists the exact calls (command, carry, timeout) for the shards this bundle wrote.
 
-The run trains ONE shape, d 384 x 8 layers, ff 1536, 6 heads (22.0M parameters with the 8,192-token embedding;
-see MODEL_CARD / issue #20 for the choice), 1024-token prefixes, Muon + AdamW, bf16 autocast, torch.compile,
-noising on the GPU, 14 example-cutting workers, 2 x 128 rows per step (~270k tokens), the shipped model's length
+The run trains ONE shape, the shipped one: d 256 x 6 layers, ff 768, 4 heads (7.3M parameters with the
+8,192-token embedding). It is the largest that keeps the keystroke within p50 <= 100 / p95 <= 200 ms on the
+2-core machines (bench/results/shape_sweep.json: the next candidates, 8.1-9.0M parameters, cost 1.18-1.28x the
+shipped shape per request, and the shipped model already measures p50 93.6 ms through LSP on the slower host), so
+what the run returns can ship as it is. 1024-token prefixes, Muon + AdamW, bf16 autocast, torch.compile, noising on
+the GPU, 14 example-cutting workers, 2 x 128 rows per step (~270k tokens), the shipped model's length
 objective (``LENGTH_TARGET=fill``; ``end`` lost its A/B, bench/results/length_end_ab.json). Every setting is an
 environment variable of run.sh (SHAPE, PREFIX, BATCH, ACCUM, MINUTES, WORKERS, LENGTH_TARGET, DRAWS, EXTRA, ...).
+``run.sh probe``, an optional last call, times the issue's ~15-25M-parameter shape (``PROBE_SHAPE``, d 384 x 8,
+22.0M) on the same data for ``PROBE_MINUTES`` and returns its metrics only: the throughput figure for a shape
+that would not fit the CPU budget, without spending the run on it.
 
 Rehearse on CPU (what tests/test_train_gpu.py does at tiny size): ``DEV=cpu COMPILE= WORKERS=2 MINUTES=0.5
 SHAPE="--d 32 --layers 2 --heads 2 --ff 64" PREFIX=64 BATCH=8 ACCUM=1 OUT=/tmp/out bash gpu/run.sh local``.
@@ -56,6 +62,7 @@ RUN_SH = r"""#!/bin/bash
 #   collect  returns the newest checkpoint, logs and metrics now
 #   status   the log's tail and the last metrics line
 #   local    start + finish in one command (a rehearsal: DEV=cpu COMPILE= ...)
+#   probe    after the run: PROBE_SHAPE trained PROBE_MINUTES on the same inbox, its metrics and log returned
 set -u
 export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false
 CMD=${1:-local}
@@ -65,7 +72,11 @@ W=${DG_WORK:-/tmp/dg-train}
 SRC=${SHARDS:-gpu/shards}
 MINUTES=${MINUTES:-10}
 WORKERS=${WORKERS:-14}
-SHAPE=${SHAPE:-"--d 384 --layers 8 --heads 6 --ff 1536"}
+# the shipped shape: the largest within the 2-core keystroke budget (bench/results/shape_sweep.json)
+SHAPE=${SHAPE:-"--d 256 --layers 6 --heads 4 --ff 768"}
+# probe: the issue's ~15-25M throughput shape (22.0M), timed after the run without being shipped
+PROBE_SHAPE=${PROBE_SHAPE:-"--d 384 --layers 8 --heads 6 --ff 1536"}
+PROBE_MINUTES=${PROBE_MINUTES:-1.5}
 PREFIX=${PREFIX:-1024}
 BATCH=${BATCH:-128}
 ACCUM=${ACCUM:-2}
@@ -82,13 +93,14 @@ COMPILE=${COMPILE-"--compile"}
 EXTRA=${EXTRA:-}
 INBOX=$W/inbox
 
-train() {
+train() {  # into ${R:-$W} (the probe trains into its own folder)
+    local R=${R:-$W}
     $PY -m dgcomplete.train.train --device "$DEV" --corpus "$INBOX" --watch --tokenizer "$W/tokenizer.json" \
-        --run "$W/run" --mode mask --minutes "$MINUTES" --decay-frac 0.3 --warmup 100 \
+        --run "$R/run" --mode mask --minutes "$MINUTES" --decay-frac 0.3 --warmup 100 \
         --batch "$BATCH" --accum "$ACCUM" --prefix "$PREFIX" $SHAPE \
         --optimizer muon --lr "$LR" --muon-lr "$MUON_LR" --t-min 0.1 --length-target "$LENGTH_TARGET" --draws "$DRAWS" --self-cond 0 \
-        --workers "$WORKERS" $COMPILE --snapshots "$W/snap" --export-every "$EXPORT_EVERY" --export-fp16 \
-        --shard-mb 15 --metrics "$W/metrics.jsonl" --save-every 1000 --eval-every 200 --log-every 20 $EXTRA
+        --workers "$WORKERS" $COMPILE --snapshots "$R/snap" --export-every "$EXPORT_EVERY" --export-fp16 \
+        --shard-mb 15 --metrics "$R/metrics.jsonl" --save-every 1000 --eval-every 200 --log-every 20 $EXTRA
 }
 
 take_shards() {  # the carried shards into the inbox, each atomically (the trainer ignores dot-files)
@@ -101,7 +113,8 @@ take_shards() {  # the carried shards into the inbox, each atomically (the train
     done
 }
 
-running() { [ -f "$W/pid" ] && kill -0 "$(cat "$W/pid")" 2>/dev/null; }
+# alive and not done: a finished trainer can linger as a zombie where nothing reaps it, and kill -0 still succeeds
+running() { [ -f "$W/pid" ] && [ ! -f "$W/done" ] && kill -0 "$(cat "$W/pid")" 2>/dev/null; }
 
 taken() {  # every shard in the inbox was taken by at least one worker (or by the trainer itself)
     for f in "$INBOX"/shard-*.jsonl.xz; do
@@ -191,7 +204,16 @@ case $CMD in
         status; collect weights ;;
     collect) status; collect weights ;;
     status) status ;;
-    *) echo "usage: bash gpu/run.sh start|feed|finish|collect|status|local"; exit 2 ;;
+    probe)
+        if running; then echo "the run is still training: probe after finish"; exit 1; fi
+        [ -n "$(ls "$INBOX" 2>/dev/null)" ] || { echo "no shards in $INBOX: nothing to probe on"; exit 1; }
+        rm -rf "$W/probe" && mkdir -p "$W/probe"
+        SHAPE=$PROBE_SHAPE MINUTES=$PROBE_MINUTES EXPORT_EVERY=0 R=$W/probe train > "$W/probe/train.log" 2>&1
+        echo "probe exit $?"
+        tail -c 2000000 "$W/probe/train.log" > "$OUT/probe-train.log"
+        cp "$W/probe/metrics.jsonl" "$OUT/probe-metrics.jsonl" 2>/dev/null
+        grep -E "^step " "$W/probe/train.log" | tail -n 3; tail -n 1 "$W/probe/metrics.jsonl" 2>/dev/null ;;
+    *) echo "usage: bash gpu/run.sh start|feed|finish|collect|status|local|probe"; exit 2 ;;
 esac
 """
 
@@ -302,6 +324,11 @@ def readme(index: list[dict], tree: int, out_name: str = "gpu") -> str:
                  "`train.log`, `metrics.jsonl` (tokens/s, step time, GPU memory per 20 steps; `tok_s` counts "
                  "each example's prefix and canvas once, `noised_tok_s` every masking draw), `meta.tar` (config, "
                  "training.json, shard index) and the fp16 weights `A-model-*.safetensors` (at most 8 files in all).")
+    calls.append(f"{n + 2}. optional, right after call {n + 1} and only if the device status leaves 4 minutes: "
+                 f"`run(command=\"bash {out_name}/run.sh probe\", carry=[\"{out_name}/run.sh\"], timeout_s=300)`: "
+                 "PROBE_SHAPE (d 384 x 8, 22.0M parameters, the issue's ~15-25M throughput shape) trained "
+                 "PROBE_MINUTES=1.5 on the shards already there; returns `probe-metrics.jsonl` and `probe-train.log` "
+                 "(tokens/s, step time, GPU memory), no weights.")
     total = sum(s["xz_bytes"] for s in index)
     return f"""# The GPU run (written by python -m dgcomplete.train.bundle)
 
@@ -321,7 +348,9 @@ newest snapshot (written every EXPORT_EVERY=1.5 minutes). If a call finds a fres
 `running=no` and no `{out_name}/shards` are left there), start again from call 1. Time plan: start ~1-2 min,
 training 10 min (MINUTES), transfers and the final export ~1 min: about 13 of the 15 device minutes.
 Settings are environment variables of run.sh (SHAPE, PREFIX, BATCH, ACCUM, MINUTES, WORKERS, LR, MUON_LR,
-LENGTH_TARGET, DRAWS, COMPILE, EXPORT_EVERY, EXTRA); `EXTRA="--init-from dgcomplete/models/dg-code-tiny"` needs the shipped shape.
+LENGTH_TARGET, DRAWS, COMPILE, EXPORT_EVERY, EXTRA, PROBE_SHAPE, PROBE_MINUTES). The default SHAPE is the shipped
+one, so `EXTRA="--init-from dgcomplete/models/dg-code-tiny"` would continue the shipped weights instead of
+starting over.
 """
 
 
@@ -349,6 +378,8 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--seed", type=int, default=0, help="record shuffle")
     ap.add_argument("--unpack", default=None, help="a returned $OUT folder: rebuild its checkpoints (with --into)")
     ap.add_argument("--into", default="runs/gpu")
+    ap.add_argument("--scripts-only", action="store_true",
+                    help="rewrite run.sh and README for the shards already in OUT (no corpus read, no packing)")
     args = ap.parse_args(argv)
     if args.unpack:
         tok = Path(args.tokenizer)
@@ -357,8 +388,15 @@ def main(argv: list[str] | None = None) -> None:
             print(d)
         return
     out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
     tree = tree_bytes(Path(__file__).resolve().parents[2])
+    if args.scripts_only:
+        try:
+            index = json.loads((out / "shards" / "index.json").read_text())
+        except (OSError, ValueError) as e:
+            raise SystemExit(f"{out}: no shard index to write the scripts for ({e}); pack the corpus first") from e
+        write_scripts(out, index, tree)
+        return
+    out.mkdir(parents=True, exist_ok=True)
     limit = int(args.shard_mib * MIB) if args.shard_mib else min(MAX_SHARD, CALL_LIMIT - tree - MARGIN)
     langs = {x for x in args.langs.split(",") if x}
     lines = corpus_lines(Path(args.corpus), langs)
@@ -368,6 +406,11 @@ def main(argv: list[str] | None = None) -> None:
           f"(working tree {tree / MIB:.1f} MiB)", flush=True)
     index = write_shards(lines, out / "shards", limit)
     shutil.copyfile(args.tokenizer, out / "tokenizer.json")
+    write_scripts(out, index, tree)
+
+
+def write_scripts(out: Path, index: list[dict], tree: int) -> None:
+    """run.sh and the README of the device calls, and the check that the first call fits one transfer."""
     (out / "run.sh").write_text(RUN_SH)
     (out / "run.sh").chmod(0o755)
     (out / "README").write_text(readme(index, tree, out.name))
