@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 HOST   ?= 127.0.0.1
 PORT   ?= 2087
 
-.PHONY: setup serve test test-slow test-editors lint bench reliability train train-continue gpu-bundle corpus corpus-large tokenizer clean vsix
+.PHONY: setup serve test test-slow test-editors lint bench reliability train train-continue gpu-bundle candidate corpus corpus-large tokenizer clean vsix
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || python3 -m venv $(VENV)
@@ -78,6 +78,16 @@ train-continue: setup
 # (the exact device calls) for the one training run on a lent GPU machine (dgcomplete/train/bundle.py)
 gpu-bundle: setup
 	$(PY) -m dgcomplete.train.bundle --corpus data/corpus --tokenizer data/tokenizer.json --out gpu
+
+## A checkpoint a lent GPU returned (bundle --unpack) as a ship candidate: CKPT=runs/gpu/A writes runs/gpu/A-cand with
+## the shipped decoding settings, fits its gate on the held-out dev split and measures HumanEval single-line; copy it
+## into dgcomplete/models/dg-code-tiny only when both beat the shipped model's (MODEL_CARD.md)
+candidate: setup
+	@test -n "$(CKPT)" || { echo "usage: make candidate CKPT=runs/gpu/A"; exit 2; }
+	$(PY) -m dgcomplete.train.ship --candidate $(CKPT) --out $(CKPT)-cand
+	$(PY) -m bench.gate_fit --model $(CKPT)-cand --l2 1e-3 --target 0.65 --write --out $(CKPT)-cand/gate_fit.json
+	$(PY) -m bench.quality --model $(CKPT)-cand --suites humaneval_single --baseline-limit 0 --threads 2 \
+		--out $(CKPT)-cand/humaneval_single.json
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

@@ -293,6 +293,30 @@ def test_prepared_command_rehearsal(tmp_path):
 
     bundle.main(["--unpack", str(out), "--into", str(tmp_path / "back"), "--tokenizer", str(gpu / "tokenizer.json")])
     loaded = load_model(tmp_path / "back" / "A")
+    # the default length objective is the shipped model's (fill: the end objective lost its A/B)
+    assert loaded.config.hidden_size == 32 and loaded.config.diffusion.fill_loss_weight == 0.1
+    conf = json.loads((tmp_path / "back" / "A" / "config.json").read_text())
+    assert conf["dgcomplete"]["length_target"] == "fill" and conf["dgcomplete"]["max_context_tokens"] >= 48
+    gen = json.loads((tmp_path / "back" / "A" / "generation_config.json").read_text())
+    assert not gen.get("frontier_stop")
+    info = json.loads((tmp_path / "back" / "A" / "training.json").read_text())
+    assert info["args"]["optimizer"] == "muon" and info["tokens"] > 0
+
+    # back here, the returned checkpoint as a ship candidate: its weights, the shipped decoding settings, no gate
+    from dgcomplete.train import ship
+
+    shipped_gen = json.loads((default_model_path() / "generation_config.json").read_text())
+    cand = tmp_path / "back" / "A-cand"
+    cand.mkdir()
+    (cand / "gate.json").write_text("{}")  # an earlier candidate's gate must not survive into this one
+    ship.main(["--candidate", str(tmp_path / "back" / "A"), "--out", str(cand)])
+    cand_gen = json.loads((cand / "generation_config.json").read_text())
+    assert gen["max_denoising_steps"] != shipped_gen["max_denoising_steps"]  # the trainer's export says otherwise
+    assert cand_gen == shipped_gen and not (cand / "gate.json").exists()
+    got_w, want_w = load_model(cand).model.state_dict(), loaded.model.state_dict()
+    assert all(torch.equal(got_w[k], want_w[k]) for k in want_w)
+    with pytest.raises(SystemExit):  # never straight over the shipped model
+        ship.main(["--candidate", str(tmp_path / "back" / "A")])
 
     # the optional last call: another shape timed on the shards already there, its metrics back, no weights
     env["PROBE_SHAPE"], env["PROBE_MINUTES"] = "--d 48 --layers 2 --heads 2 --ff 96", "0.15"
@@ -303,14 +327,6 @@ def test_prepared_command_rehearsal(tmp_path):
     assert prec and prec[0]["tok_s"] > 0
     assert json.loads((work / "probe" / "run" / "state.json").read_text())["args"]["d"] == 48
     assert json.loads((work / "run" / "state.json").read_text())["args"]["d"] == 32  # the run itself untouched
-    # the default length objective is the shipped model's (fill: the end objective lost its A/B)
-    assert loaded.config.hidden_size == 32 and loaded.config.diffusion.fill_loss_weight == 0.1
-    conf = json.loads((tmp_path / "back" / "A" / "config.json").read_text())
-    assert conf["dgcomplete"]["length_target"] == "fill" and conf["dgcomplete"]["max_context_tokens"] >= 48
-    gen = json.loads((tmp_path / "back" / "A" / "generation_config.json").read_text())
-    assert not gen.get("frontier_stop")
-    info = json.loads((tmp_path / "back" / "A" / "training.json").read_text())
-    assert info["args"]["optimizer"] == "muon" and info["tokens"] > 0
 
 
 @pytest.mark.parametrize("target", ["fill", "end"])

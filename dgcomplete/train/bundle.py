@@ -341,7 +341,9 @@ detached trainer with it): each call carries ONE shard, so every call stays unde
 {chr(10).join(calls)}
 
 Then, here: `python -m dgcomplete.train.bundle --unpack <files_at> --into runs/gpu --tokenizer {out_name}/tokenizer.json`
-and copy `metrics.jsonl` / `train.log` into `bench/results/`.
+and copy `metrics.jsonl` / `train.log` into `bench/results/`. `make candidate CKPT=runs/gpu/A` gives the checkpoint
+the shipped decoding settings (3 steps; the trainer's export says 4), fits its gate on the held-out dev split and
+measures HumanEval single-line (about 10 minutes); ship it when it beats the shipped model there.
 
 If a call is cut short or the run crashes, `bash {out_name}/run.sh collect` (carry `{out_name}/run.sh`) returns the
 newest snapshot (written every EXPORT_EVERY=1.5 minutes). If a call finds a fresh machine (the log says
