@@ -48,7 +48,8 @@ CANDIDATE_FILES = ("config.json", "tokenizer.json", "training.json")
 
 def candidate(ckpt: Path, out: Path, shipped: Path = SHIPPED) -> Path:
     """``ckpt``'s weights, config and tokenizer in ``out`` with ``shipped``'s generation config (see the docstring);
-    a run trained for the frontier-stop rule (``--length-target end``) keeps that flag."""
+    what depends on how the run trained stays the run's: self-conditioning, and the frontier-stop rule of a run
+    trained with ``--length-target end``."""
     from ..model import load_model
 
     if out.resolve() == shipped.resolve():
@@ -65,8 +66,11 @@ def candidate(ckpt: Path, out: Path, shipped: Path = SHIPPED) -> Path:
         if f.exists():
             shutil.copyfile(f, out / f.name)
     gen = json.loads((shipped / "generation_config.json").read_text())
-    own = ckpt / "generation_config.json"
-    if own.exists() and json.loads(own.read_text()).get("frontier_stop"):
+    own_path = ckpt / "generation_config.json"
+    own = json.loads(own_path.read_text()) if own_path.exists() else {}
+    if "self_conditioning" in own:  # follows the run's mode (a uniform-mode run decodes with it)
+        gen["self_conditioning"] = own["self_conditioning"]
+    if own.get("frontier_stop"):
         gen["frontier_stop"] = True
     else:
         gen.pop("frontier_stop", None)
