@@ -280,7 +280,10 @@ def test_prepared_command_rehearsal(tmp_path):
     log = (work / "train.log").read_text()
     for s in index:
         assert f"shard {s['name']}:" in log  # taken by a worker
+    env["END_IN"] = "0.2"  # the lease's remaining minutes: the trainer ends by then at the latest
     got = call("finish", wait="90")
+    del env["END_IN"]
+    assert "deadline: training ends within 0.2 min" in got and float((work / "deadline").read_text()) > 0
     assert (work / "done").read_text().strip() == "0", got
     names = sorted(f.name for f in out.iterdir())
     assert {"train.log", "metrics.jsonl", "meta.tar"} <= set(names) and len(names) <= 8
@@ -372,6 +375,35 @@ def test_lang_weights_parse_and_shift_the_mix():
     after = java_share(train.parse_lang_weights("python=1,java=4"))
     assert before < 0.4 and after > 0.7, (before, after)
     assert LANG_WEIGHT == default  # the default mix is not changed for other samplers (e.g. the dev batches)
+
+
+def test_deadline_file_shortens_a_running_budget(tmp_path, capsys):
+    """--deadline-file: a Unix time in the file ends the run by then (run.sh END_IN writes it while training);
+    a later, unreadable or absent deadline changes nothing, and a written one is read once per change."""
+    import time
+
+    d = train.Deadline(str(tmp_path / "deadline"))
+    assert d.budget(600.0, time.time()) == 600.0  # no file yet
+    (tmp_path / "deadline").write_text("not a time")
+    assert d.budget(600.0, time.time()) == 600.0
+    t0 = time.time()
+    (tmp_path / "deadline").write_text(f"{t0 + 5000}")
+    assert d.budget(600.0, t0) == 600.0  # later than the run's own end: never lengthens it
+    (tmp_path / "deadline").write_text(f"{t0 + 120}\n")
+    assert d.budget(600.0, t0) == pytest.approx(120.0)
+    assert train.Deadline(None).budget(600.0, t0) == 600.0
+
+    corpus = _corpus(tmp_path / "corpus", 40)
+    tok = tmp_path / "tok.json"
+    train_tokenizer(corpus, 300, tok, verbose=False)
+    (tmp_path / "deadline").write_text(f"{time.time() + 4}")  # a 10-minute run told to end within 4 s
+    train.main(["--corpus", str(corpus), "--tokenizer", str(tok), "--run", str(tmp_path / "run"), "--mode", "mask",
+                "--d", "32", "--layers", "2", "--heads", "2", "--ff", "64", "--batch", "2", "--prefix", "32",
+                "--minutes", "10", "--eval-every", "1000", "--threads", "1",
+                "--deadline-file", str(tmp_path / "deadline")])
+    assert "deadline: the run now ends" in capsys.readouterr().out
+    state = json.loads((tmp_path / "run" / "state.json").read_text())
+    assert state["step"] >= 1 and state["elapsed"] < 300  # ended by the deadline, not by its 10 minutes
 
 
 def test_ship_keeps_the_length_objective(tmp_path):

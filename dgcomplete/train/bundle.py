@@ -63,6 +63,8 @@ RUN_SH = r"""#!/bin/bash
 #   status   the log's tail and the last metrics line
 #   local    start + finish in one command (a rehearsal: DEV=cpu COMPILE= ...)
 #   probe    after the run: PROBE_SHAPE trained PROBE_MINUTES on the same inbox, its metrics and log returned
+# END_IN=M (feed, finish, status): the running trainer ends within M minutes from now, its decay rescheduled; the
+# budget only shrinks, so passing what the lease has left (less the export and return) on every call is safe
 set -u
 export PYTHONUNBUFFERED=1 TOKENIZERS_PARALLELISM=false
 CMD=${1:-local}
@@ -100,7 +102,21 @@ train() {  # into ${R:-$W} (the probe trains into its own folder)
         --batch "$BATCH" --accum "$ACCUM" --prefix "$PREFIX" $SHAPE \
         --optimizer muon --lr "$LR" --muon-lr "$MUON_LR" --t-min 0.1 --length-target "$LENGTH_TARGET" --draws "$DRAWS" --self-cond 0 \
         --workers "$WORKERS" $COMPILE --snapshots "$R/snap" --export-every "$EXPORT_EVERY" --export-fp16 \
-        --shard-mb 15 --metrics "$R/metrics.jsonl" --save-every 1000 --eval-every 200 --log-every 20 $EXTRA
+        --shard-mb 15 --metrics "$R/metrics.jsonl" --save-every 1000 --eval-every 200 --log-every 20 \
+        --deadline-file "$R/deadline" $EXTRA
+}
+
+set_deadline() {  # END_IN minutes from now, as a Unix time the trainer reads (--deadline-file)
+    local at
+    at=$(awk -v now="$(date +%s)" -v m="$END_IN" 'BEGIN { if (m + 0 != m || m < 0) exit 1; printf "%.0f", now + m * 60 }') \
+        || { echo "END_IN=$END_IN is not a number of minutes"; return 1; }
+    echo "$at" > "$W/.deadline.tmp" && mv "$W/.deadline.tmp" "$W/deadline" && echo "deadline: training ends within $END_IN min"
+}
+
+finish_wait() {  # WAIT, else END_IN plus time for the final evaluation and export, at most 540 s (a call's limit is 600)
+    if [ -n "${WAIT:-}" ]; then echo "$WAIT"
+    else awk -v m="${END_IN:-}" 'BEGIN { w = (m != "" && m + 0 == m && m >= 0) ? m * 60 + 90 : 540
+                                           printf "%.0f", (w > 540 ? 540 : w) }'; fi
 }
 
 take_shards() {  # the carried shards into the inbox, each atomically (the trainer ignores dot-files)
@@ -195,15 +211,17 @@ case $CMD in
             status; collect
         fi ;;
     feed)
+        [ -z "${END_IN:-}" ] || set_deadline
         take_shards
         wait_for taken "${WAIT:-45}"
         status; collect ;;
     finish)
+        [ -z "${END_IN:-}" ] || set_deadline
         take_shards
-        wait_for done "${WAIT:-540}"
+        wait_for done "$(finish_wait)"
         status; collect weights ;;
     collect) status; collect weights ;;
-    status) status ;;
+    status) [ -z "${END_IN:-}" ] || set_deadline; status ;;
     probe)
         if running; then echo "the run is still training: probe after finish"; exit 1; fi
         [ -n "$(ls "$INBOX" 2>/dev/null)" ] || { echo "no shards in $INBOX: nothing to probe on"; exit 1; }
@@ -316,11 +334,11 @@ def readme(index: list[dict], tree: int, out_name: str = "gpu") -> str:
              "tokenizer and shard 1; the trainer starts detached (setsid) and the call returns once it has read "
              "shard 1 (the log's head and env.txt come back)."]
     for i, s in enumerate(index[1:], 2):
-        calls.append(f"{i}. `run(command=\"bash {out_name}/run.sh feed\", carry=[\"{out_name}/run.sh\", "
+        calls.append(f"{i}. `run(command=\"END_IN=M bash {out_name}/run.sh feed\", carry=[\"{out_name}/run.sh\", "
                      f"\"{out_name}/shards/{s['name']}\"], timeout_s=180)`: shard {i} into the inbox; returns once a "
                      "worker has taken it (at most 45 s), with the log's tail (compile, first tokens/s).")
-    calls.append(f"{n + 1}. `run(command=\"WAIT=540 bash {out_name}/run.sh finish\", carry=[\"{out_name}/run.sh\"], "
-                 "timeout_s=600)`: waits for the end of training (MINUTES=10 from the start) and returns "
+    calls.append(f"{n + 1}. `run(command=\"END_IN=M bash {out_name}/run.sh finish\", carry=[\"{out_name}/run.sh\"], "
+                 "timeout_s=600)`: waits for the end of training (MINUTES=10 from the start, or END_IN) and returns "
                  "`train.log`, `metrics.jsonl` (tokens/s, step time, GPU memory per 20 steps; `tok_s` counts "
                  "each example's prefix and canvas once, `noised_tok_s` every masking draw), `meta.tar` (config, "
                  "training.json, shard index) and the fp16 weights `A-model-*.safetensors` (at most 8 files in all).")
@@ -337,6 +355,11 @@ the working tree that travels with every call was {tree / MIB:.1f} MiB when this
 
 Device calls, one right after the other (the machine is given back about 30 s after a call returns, and the
 detached trainer with it): each call carries ONE shard, so every call stays under the 64 MiB transfer limit.
+END_IN=M keeps the run inside the lease: M = (the last reply's `lease.budget_left_s` - 150) / 60 minutes, which
+leaves 2.5 minutes for the final evaluation, export and return. The trainer ends by then, with its decay
+rescheduled, if that is sooner than MINUTES; a later END_IN never lengthens the run, so pass it on every call
+after the first (leave it out only while the lease has more than the run needs). `finish` then waits END_IN
+plus 90 s, at most 540 s (WAIT overrides).
 
 {chr(10).join(calls)}
 
@@ -348,7 +371,9 @@ measures HumanEval single-line (about 10 minutes); ship it when it beats the shi
 If a call is cut short or the run crashes, `bash {out_name}/run.sh collect` (carry `{out_name}/run.sh`) returns the
 newest snapshot (written every EXPORT_EVERY=1.5 minutes). If a call finds a fresh machine (the log says
 `running=no` and no `{out_name}/shards` are left there), start again from call 1. Time plan: start ~1-2 min,
-training 10 min (MINUTES), transfers and the final export ~1 min: about 13 of the 15 device minutes.
+training 10 min (MINUTES), transfers and the final export ~1 min: about 13 of the 15 device minutes. A slower
+start shortens the training through END_IN instead of cutting off the last call, whose files come back only
+when it returns.
 Settings are environment variables of run.sh (SHAPE, PREFIX, BATCH, ACCUM, MINUTES, WORKERS, LR, MUON_LR,
 LENGTH_TARGET, DRAWS, COMPILE, EXPORT_EVERY, EXTRA, PROBE_SHAPE, PROBE_MINUTES). The default SHAPE is the shipped
 one, so `EXTRA="--init-from dgcomplete/models/dg-code-tiny"` would continue the shipped weights instead of

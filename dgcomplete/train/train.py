@@ -174,6 +174,32 @@ def init_weights_from(model: DiffusionGemma, checkpoint: Path) -> None:
     model.load_state_dict({k: src[k].to(dst[k].device) for k in dst})
 
 
+class Deadline:
+    """``--deadline-file``: a Unix time written while the run goes (``run.sh feed|finish END_IN=...``), read when
+    the file changes. The run's wall-clock budget becomes the time from its start to the deadline when that is
+    shorter; an unreadable or later deadline changes nothing."""
+
+    def __init__(self, path: str | None) -> None:
+        self.path, self.seen = (Path(path) if path else None), None
+
+    def budget(self, budget: float, t0: float) -> float:
+        if self.path is None:
+            return budget
+        try:
+            st = self.path.stat()
+            key = (st.st_mtime_ns, st.st_size)
+            if key == self.seen:
+                return budget
+            self.seen = key
+            at = float(self.path.read_text().strip())
+        except (OSError, ValueError):
+            return budget
+        new = min(budget, max(0.0, at - t0))
+        if new < budget:
+            print(f"deadline: the run now ends {new / 60:.2f} min after its start (was {budget / 60:.2f})", flush=True)
+        return new
+
+
 def lr_at(step: int, elapsed: float, budget: float, peak: float, warmup: int, decay_frac: float) -> float:
     """Warmup-stable-decay on wall-clock time: linear warmup, flat, linear decay to 10% in the last part."""
     if step < warmup:
@@ -345,6 +371,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="masking draws per example: each canvas noised this many times over one prefix pass")
     ap.add_argument("--self-cond", type=float, default=0.5,
                     help="share of rows trained with self-conditioning from a detached first pass")
+    ap.add_argument("--deadline-file", default=None,
+                    help="a file that may come to hold a Unix time: the run then ends by it (the budget only "
+                         "shrinks; the decay is rescheduled), so a lent GPU's time plan can follow its lease")
     ap.add_argument("--watch", action="store_true",
                     help="--corpus is a shard folder: pick up shard-*.jsonl.xz files that arrive while training")
     ap.add_argument("--snapshots", default=None, help="write fp16 checkpoints here as training goes (DIR/latest)")
@@ -486,7 +515,9 @@ def main(argv: list[str] | None = None) -> None:
             total = {k: v.detach() / len(pieces) + (total[k] if total else 0) for k, v in r.items()}
         return total
 
+    deadline = Deadline(args.deadline_file)
     while True:
+        budget = deadline.budget(budget, t0)
         elapsed = time.time() - t0
         if (elapsed >= budget and not by_steps) or (args.max_steps and meta["step"] >= args.max_steps):
             break
