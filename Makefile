@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 HOST   ?= 127.0.0.1
 PORT   ?= 2087
 
-.PHONY: setup serve test test-slow test-editors lint bench reliability train train-continue gpu-bundle candidate corpus corpus-large tokenizer clean vsix
+.PHONY: setup serve test test-slow test-editors lint bench reliability train train-continue gpu-bundle gpu-reference candidate corpus corpus-large tokenizer clean vsix
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || python3 -m venv $(VENV)
@@ -78,6 +78,14 @@ train-continue: setup
 # (the exact device calls) for the one training run on a lent GPU machine (dgcomplete/train/bundle.py)
 gpu-bundle: setup
 	$(PY) -m dgcomplete.train.bundle --corpus data/corpus --tokenizer data/tokenizer.json --out gpu
+
+## Issue #19's reference on a lent GPU: the transformers wheel this venv has (the device image's lacks
+## DiffusionGemma) into gpu/whl, for the optional real_shape call the rewritten gpu/README lists
+gpu-reference: setup
+	rm -rf gpu/whl && $(PY) -m pip download -q --no-deps --only-binary=:all: --python-version 3.12 --implementation cp \
+		--platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64 -d gpu/whl \
+		transformers==$$($(PY) -c 'import transformers; print(transformers.__version__)')
+	$(PY) -m dgcomplete.train.bundle --out gpu --scripts-only
 
 ## A checkpoint a lent GPU returned (bundle --unpack) as a ship candidate: CKPT=runs/gpu/A writes runs/gpu/A-cand with
 ## the shipped decoding settings, fits its gate on the held-out dev split and measures HumanEval single-line; copy it

@@ -218,6 +218,15 @@ def test_prepared_command_rehearsal(tmp_path):
     (gpu / "run.sh").write_text("stale")
     bundle.main(["--out", str(gpu), "--scripts-only"])
     assert (gpu / "run.sh").read_text() == bundle.RUN_SH and (gpu / "README").read_text() == readme_before
+    assert "bench.real_shape" not in readme_before
+    (gpu / "whl").mkdir()  # make gpu-reference's wheel: the README gains issue #19's optional call, carrying it
+    (gpu / "whl" / "transformers-0-py3-none-any.whl").write_bytes(b"")
+    bundle.main(["--out", str(gpu), "--scripts-only"])
+    with_wheel = (gpu / "README").read_text()
+    assert "bench.real_shape --device cuda" in with_wheel and 'carry=["gpu/whl"]' in with_wheel
+    assert "transformers-0-py3-none-any.whl" in with_wheel
+    (gpu / "whl" / "transformers-0-py3-none-any.whl").unlink()
+    (gpu / "whl").rmdir()
     run_sh = gpu / "run.sh"
     assert subprocess.run(["bash", "-n", str(run_sh)]).returncode == 0
     # every trainer flag run.sh passes exists

@@ -327,7 +327,7 @@ def write_shards(lines: list[bytes], out: Path, limit: int, seed: int = 0, log=p
     return index
 
 
-def readme(index: list[dict], tree: int, out_name: str = "gpu") -> str:
+def readme(index: list[dict], tree: int, out_name: str = "gpu", wheels: list[str] | None = None) -> str:
     n = len(index)
     calls = [f"1. `run(command=\"WAIT=60 bash {out_name}/run.sh start\", carry=[\"{out_name}/run.sh\", "
              f"\"{out_name}/tokenizer.json\", \"{out_name}/shards/{index[0]['name']}\"], timeout_s=240)`: code, "
@@ -347,6 +347,14 @@ def readme(index: list[dict], tree: int, out_name: str = "gpu") -> str:
                  "PROBE_SHAPE (d 384 x 8, 22.0M parameters, the issue's ~15-25M throughput shape) trained "
                  "PROBE_MINUTES=1.5 on the shards already there; returns `probe-metrics.jsonl` and `probe-train.log` "
                  "(tokens/s, step time, GPU memory), no weights.")
+    if wheels:  # make gpu-reference: transformers for issue #19's reference, which the device image lacks
+        calls.append(f"{n + 3}. optional, issue #19, if about 4 device minutes remain after the training calls: "
+                     f"`run(command=\"python3 -m pip install -q --no-index --no-deps --no-compile --no-cache-dir "
+                     f"--upgrade --target /tmp/site {out_name}/whl/*.whl && export PYTHONPATH=/tmp/site && "
+                     "PYTHONUNBUFFERED=1 python3 -m bench.real_shape --device cuda --out $OUT/real_shape.json\", "
+                     f"carry=[\"{out_name}/whl\"], timeout_s=420)`: our network at the 26B-A4B shape (random bf16 "
+                     f"weights built on the GPU) timed against transformers' DiffusionGemma ({', '.join(wheels)}); "
+                     "copy the returned `real_shape.json` to `bench/results/`.")
     total = sum(s["xz_bytes"] for s in index)
     return f"""# The GPU run (written by python -m dgcomplete.train.bundle)
 
@@ -440,7 +448,8 @@ def write_scripts(out: Path, index: list[dict], tree: int) -> None:
     """run.sh and the README of the device calls, and the check that the first call fits one transfer."""
     (out / "run.sh").write_text(RUN_SH)
     (out / "run.sh").chmod(0o755)
-    (out / "README").write_text(readme(index, tree, out.name))
+    wheels = sorted(w.name for w in (out / "whl").glob("*.whl"))
+    (out / "README").write_text(readme(index, tree, out.name, wheels))
     first = tree + sum((out / p).stat().st_size for p in ("run.sh", "tokenizer.json")) + index[0]["xz_bytes"]
     print(f"{out}/README: {len(index) + 1} device calls; the first carries {first / MIB:.1f} MiB with the tree")
     if first > CALL_LIMIT:
