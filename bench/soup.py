@@ -18,13 +18,15 @@ from pathlib import Path
 
 from safetensors.torch import load_file, save_file
 
+from dgcomplete.model import weight_files
+
 WEIGHTS = "model.safetensors"
 COPIED = ("config.json", "generation_config.json", "gate.json", "tokenizer.json")
 
 
 def soup(checkpoints: list[Path], out: Path, base: Path) -> Path:
     """Write the uniform average of ``checkpoints``' weights (same tensor names and shapes) to ``out``."""
-    parts = [load_file(str(c / WEIGHTS)) for c in checkpoints]
+    parts = [{k: v for f in weight_files(c) for k, v in load_file(str(f)).items()} for c in checkpoints]
     names = set(parts[0])
     for c, p in zip(checkpoints, parts, strict=True):
         if set(p) != names or any(p[k].shape != parts[0][k].shape for k in names):
@@ -40,7 +42,7 @@ def soup(checkpoints: list[Path], out: Path, base: Path) -> Path:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("checkpoints", nargs="+", type=Path, help="checkpoint directories (single-file safetensors)")
+    ap.add_argument("checkpoints", nargs="+", type=Path, help="checkpoint directories (one file or shards)")
     ap.add_argument("--out", type=Path, required=True)
     ap.add_argument("--base", type=Path, default=Path("dgcomplete/models/dg-code-tiny"),
                     help="config, generation config, gate and tokenizer from here")

@@ -203,6 +203,17 @@ def test_compile_failure_falls_back_to_eager(tmp_path, monkeypatch, capsys):
     assert json.loads((tmp_path / "run" / "state.json").read_text())["step"] == 2
 
 
+def _run_sh_setting(script: str, name: str, env_value: str | None = None) -> str:
+    """What run.sh's ``NAME=${NAME:-default}`` line gives, with ``name`` unset in the environment or set to
+    ``env_value``."""
+    line = "\n".join(ln for ln in script.splitlines() if ln.startswith(f"{name}="))
+    env = {k: v for k, v in os.environ.items() if k != name}
+    if env_value is not None:
+        env[name] = env_value
+    return subprocess.run(["bash", "-c", f'{line}\necho "${name}"'], env=env, capture_output=True,
+                          text=True).stdout.strip()
+
+
 def test_prepared_command_rehearsal(tmp_path):
     """bundle -> gpu/run.sh start (shard 1) -> feed (shard 2 arrives while training) -> feed -> finish: the
     device calls, on CPU; the returned files unpack to a loadable checkpoint."""
@@ -238,20 +249,11 @@ def test_prepared_command_rehearsal(tmp_path):
     readme = (gpu / "README").read_text()
     assert all(s["name"] in readme for s in index) and "run.sh finish" in readme
     # LENGTH_TARGET picks the trainer's --length-target (fill unless set)
-    settings = "\n".join(ln for ln in script.splitlines() if ln.startswith("LENGTH_TARGET="))
     for env_value, want in ((None, "fill"), ("end", "end")):
-        env_lt = {k: v for k, v in os.environ.items() if k != "LENGTH_TARGET"}
-        if env_value:
-            env_lt["LENGTH_TARGET"] = env_value
-        got = subprocess.run(["bash", "-c", settings + '\necho "$LENGTH_TARGET"'], env=env_lt, capture_output=True,
-                             text=True).stdout.strip()
-        assert got == want
+        assert _run_sh_setting(script, "LENGTH_TARGET", env_value) == want
     assert '--length-target "$LENGTH_TARGET"' in body
     # the default SHAPE is the shipped model's, so what the run returns can ship (the keystroke budget's choice)
-    shape_line = "\n".join(ln for ln in script.splitlines() if ln.startswith("SHAPE="))
-    env_shape = {k: v for k, v in os.environ.items() if k != "SHAPE"}
-    flags = subprocess.run(["bash", "-c", shape_line + '\necho "$SHAPE"'], env=env_shape, capture_output=True,
-                           text=True).stdout.split()
+    flags = _run_sh_setting(script, "SHAPE").split()
     shape = dict(zip(flags[::2], map(int, flags[1::2]), strict=True))
     shipped = ModelConfig.from_file(default_model_path() / "config.json")
     gpu_cfg = train.small_config(shipped.vocab_size, d=shape["--d"], layers=shape["--layers"], heads=shape["--heads"],

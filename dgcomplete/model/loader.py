@@ -201,7 +201,8 @@ def default_dtype(device: torch.device) -> torch.dtype:
     return torch.float32 if device.type == "cpu" else torch.bfloat16
 
 
-def _weight_files(root: Path) -> list[Path]:
+def weight_files(root: Path) -> list[Path]:
+    """A checkpoint's weight files: model.safetensors, or the shards its index names (all present)."""
     single = root / "model.safetensors"
     index = root / "model.safetensors.index.json"
     if single.exists():
@@ -254,7 +255,7 @@ def load_model(
     # Self-conditioning post-norm has no weight; checkpoints name the MLP under self_conditioning.*
     state: dict[str, torch.Tensor] = {}
     skipped = 0
-    for file in _weight_files(root):
+    for file in weight_files(root):
         try:
             with safe_open(str(file), framework="pt", device="cpu") as f:
                 for hf_name in f.keys():  # noqa: SIM118 - safe_open is not a dict

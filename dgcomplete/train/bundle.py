@@ -106,17 +106,24 @@ train() {  # into ${R:-$W} (the probe trains into its own folder)
         --deadline-file "$R/deadline" $EXTRA
 }
 
+end_in_s() {  # END_IN (minutes) in whole seconds; nothing when it is unset or not a number >= 0
+    awk -v m="${END_IN:-}" 'BEGIN { if (m != "" && m + 0 == m && m >= 0) printf "%.0f", m * 60 }'
+}
+
 set_deadline() {  # END_IN minutes from now, as a Unix time the trainer reads (--deadline-file)
-    local at
-    at=$(awk -v now="$(date +%s)" -v m="$END_IN" 'BEGIN { if (m + 0 != m || m < 0) exit 1; printf "%.0f", now + m * 60 }') \
-        || { echo "END_IN=$END_IN is not a number of minutes"; return 1; }
-    echo "$at" > "$W/.deadline.tmp" && mv "$W/.deadline.tmp" "$W/deadline" && echo "deadline: training ends within $END_IN min"
+    local s
+    s=$(end_in_s)
+    [ -n "$s" ] || { echo "END_IN=$END_IN is not a number of minutes"; return 1; }
+    echo $(($(date +%s) + s)) > "$W/.deadline.tmp" && mv "$W/.deadline.tmp" "$W/deadline" \
+        && echo "deadline: training ends within $END_IN min"
 }
 
 finish_wait() {  # WAIT, else END_IN plus time for the final evaluation and export, at most 540 s (a call's limit is 600)
+    local s
+    s=$(end_in_s)
     if [ -n "${WAIT:-}" ]; then echo "$WAIT"
-    else awk -v m="${END_IN:-}" 'BEGIN { w = (m != "" && m + 0 == m && m >= 0) ? m * 60 + 90 : 540
-                                           printf "%.0f", (w > 540 ? 540 : w) }'; fi
+    elif [ -n "$s" ] && [ $((s + 90)) -lt 540 ]; then echo $((s + 90))
+    else echo 540; fi
 }
 
 take_shards() {  # the carried shards into the inbox, each atomically (the trainer ignores dot-files)
@@ -189,6 +196,9 @@ if [ "$CMD" = _train ]; then  # the detached trainer (started by start)
     exit 0
 fi
 : "${OUT:?OUT must name the folder whose files come back}"
+case $CMD in  # END_IN reaches a trainer already running (start begins a fresh work folder)
+    feed|finish|status) [ -z "${END_IN:-}" ] || set_deadline ;;
+esac
 case $CMD in
     start|local)
         if running; then
@@ -211,17 +221,15 @@ case $CMD in
             status; collect
         fi ;;
     feed)
-        [ -z "${END_IN:-}" ] || set_deadline
         take_shards
         wait_for taken "${WAIT:-45}"
         status; collect ;;
     finish)
-        [ -z "${END_IN:-}" ] || set_deadline
         take_shards
         wait_for done "$(finish_wait)"
         status; collect weights ;;
     collect) status; collect weights ;;
-    status) [ -z "${END_IN:-}" ] || set_deadline; status ;;
+    status) status ;;
     probe)
         if running; then echo "the run is still training: probe after finish"; exit 1; fi
         [ -n "$(ls "$INBOX" 2>/dev/null)" ] || { echo "no shards in $INBOX: nothing to probe on"; exit 1; }

@@ -43,23 +43,24 @@ def export_run(run: Path, tokenizer: Path, out: Path, *, steps: int, dtype: torc
 
 
 SHIPPED = Path(__file__).resolve().parents[1] / "models" / "dg-code-tiny"
-CANDIDATE_FILES = ("config.json", "tokenizer.json", "training.json")
+CANDIDATE_FILES = ("config.json", "tokenizer.json", "training.json", "model.safetensors.index.json")
+RUN_OWN = ("self_conditioning", "frontier_stop")  # generation keys that follow how the run trained
 
 
 def candidate(ckpt: Path, out: Path, shipped: Path = SHIPPED) -> Path:
     """``ckpt``'s weights, config and tokenizer in ``out`` with ``shipped``'s generation config (see the docstring);
     what depends on how the run trained stays the run's: self-conditioning, and the frontier-stop rule of a run
     trained with ``--length-target end``."""
-    from ..model import load_model
+    from ..model import CheckpointError, load_model, weight_files
 
     if out.resolve() == shipped.resolve():
         raise SystemExit("ship --candidate: --out must not be the shipped model (fit and measure the candidate first)")
-    weights = sorted(ckpt.glob("*.safetensors")) + sorted(ckpt.glob("*.safetensors.index.json"))
-    if not weights or not (ckpt / "config.json").exists():
-        raise SystemExit(f"ship --candidate: {ckpt} is not an exported checkpoint (config.json and *.safetensors)")
+    try:
+        weights = weight_files(ckpt)
+    except CheckpointError as e:
+        raise SystemExit(f"ship --candidate: {e}") from e
     out.mkdir(parents=True, exist_ok=True)
-    stale = [*out.glob("*.safetensors"), *out.glob("*.safetensors.index.json"),
-             *(out / n for n in (*CANDIDATE_FILES, "generation_config.json", "gate.json"))]
+    stale = [*out.glob("*.safetensors"), *(out / n for n in (*CANDIDATE_FILES, "generation_config.json", "gate.json"))]
     for f in stale:  # an earlier candidate's checkpoint files only: no stale shard or gate stays behind
         f.unlink(missing_ok=True)
     for f in [*(ckpt / n for n in CANDIDATE_FILES), *weights]:
@@ -68,12 +69,10 @@ def candidate(ckpt: Path, out: Path, shipped: Path = SHIPPED) -> Path:
     gen = json.loads((shipped / "generation_config.json").read_text())
     own_path = ckpt / "generation_config.json"
     own = json.loads(own_path.read_text()) if own_path.exists() else {}
-    if "self_conditioning" in own:  # follows the run's mode (a uniform-mode run decodes with it)
-        gen["self_conditioning"] = own["self_conditioning"]
-    if own.get("frontier_stop"):
-        gen["frontier_stop"] = True
-    else:
-        gen.pop("frontier_stop", None)
+    for key in RUN_OWN:  # as the run's own checkpoint decodes them (absent: the loader's default)
+        gen.pop(key, None)
+        if key in own:
+            gen[key] = own[key]
     (out / "generation_config.json").write_text(json.dumps(gen, indent=2) + "\n")
     load_model(out)  # the loader's own checks, now rather than in the benchmark that follows
     return out
