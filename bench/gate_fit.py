@@ -41,7 +41,7 @@ async def collect(model: Path, split: str, n: int | None, threads: int, settings
     """Every candidate the engine keeps for each case, with its features and label."""
     import torch
 
-    from dgcomplete.engine import Engine
+    from dgcomplete.engine import Engine, saves_keystrokes
     from dgcomplete.model import load_model
 
     torch.set_num_threads(threads)
@@ -70,7 +70,8 @@ async def collect(model: Path, split: str, n: int | None, threads: int, settings
         t0 = time.perf_counter()
         comp = await eng.complete(uri, off, seed=i)
         ms = (time.perf_counter() - t0) * 1e3
-        cands = labelled(comp.items, case["expected"])
+        # the gate is open here (minConfidence 0); under it the engine shows only what saves keystrokes
+        cands = labelled([c for c in comp.items if saves_keystrokes(c.text)], case["expected"])
         rows.extend({"case": case["id"], **c} for c in cands)
         per_case.append({"id": case["id"], "family": heldout.family(lang), "kind": case["kind"], "ms": ms,
                          "cands": cands, "any_exact": any(c["y"] for c in cands),
@@ -88,7 +89,7 @@ async def collect(model: Path, split: str, n: int | None, threads: int, settings
         eng.open(uri, t.document, 1, t.language)
         comp = await eng.complete(uri, t.offset, seed=0)
         eng.close(uri)
-        cands = labelled(comp.items, t.truth)
+        cands = labelled([c for c in comp.items if saves_keystrokes(c.text)], t.truth)
         rows.extend({"case": f"corpus-{t.id}", **c} for c in cands)
         corpus_cases.append({"id": t.id, "family": t.language, "kind": "corpus", "cands": cands,
                              "any_exact": any(c["y"] for c in cands)})

@@ -298,3 +298,31 @@ def test_the_checks_run_once_per_keystroke_on_the_local_backend(tiny_model, monk
 
     comp = asyncio.run(go())
     assert made == [1], comp.reason
+
+
+def test_a_one_character_suggestion_is_not_shown_as_you_type(tiny_model, monkeypatch):
+    """Accepting ghost text is a keystroke, so one character saves none: as you type under the gate it is dropped
+    and the next candidate may show; an Invoked request (the user asked) and minConfidence 0 still show it."""
+    from dgcomplete.types import Candidate, InfillResult
+
+    e = Engine(load_model(tiny_model), threads=1)
+    offered: list[list[str]] = [[";", "total"], [";"], [";", "total"], [";"]]
+
+    async def fixed(self, req, token, s, text, offset):
+        return InfillResult([Candidate(t, float(i)) for i, t in enumerate(offered.pop(0))])
+
+    monkeypatch.setattr(Engine, "_run_infill", fixed)
+    e.open("file:///o.py", CODE, 1, "python")
+
+    async def go(n: int):
+        return await e.complete("file:///o.py", CURSOR, n=n, seed=0)
+
+    comp = asyncio.run(go(1))
+    assert [c.text for c in comp.items] == ["total"] and comp.stats["dropped_one_char"] == 1
+    comp = asyncio.run(go(1))
+    assert comp.items == [] and "one-character" in comp.reason
+    comp = asyncio.run(go(3))
+    assert [c.text for c in comp.items] == [";", "total"]
+    e.settings.update({"min_confidence": 0.0})
+    comp = asyncio.run(go(1))
+    assert [c.text for c in comp.items] == [";"] and "dropped_one_char" not in comp.stats

@@ -74,6 +74,23 @@ async def test_completion_makes_sense_on_real_code(embedded_daemon):
     assert len(res.items) == 1 and re.fullmatch(r"([A-Za-z_]\w*|\d+)[,;)]?", res.items[0].insert_text.strip()), res.items
 
 
+async def test_a_one_character_suggestion_is_hidden_under_the_gate(embedded_daemon):
+    """Over the daemon: the shipped model's operand for `return n % 2 == ` is one character; with the gate open
+    (minConfidence 0) it shows, under any gate it does not as you type (accepting it would be a keystroke too),
+    and an Invoked request still lists it."""
+    client, text, line, col = embedded_daemon
+    res = await client.text_document_inline_completion_async(inline_params(line, col, EVEN_URI))
+    one = res.items[0].insert_text if res.items else ""
+    assert len(one) == 1, f"pick another one-character spot for this model: {one!r}"
+    client.workspace_did_change_configuration(
+        lsp.DidChangeConfigurationParams(settings={"dgcomplete": {"minConfidence": 0.01}}))
+    res = await client.text_document_inline_completion_async(inline_params(line, col, EVEN_URI))
+    last = (await stats(client))["last"]
+    assert not res.items and "one-character" in last["reason"] and last["dropped_one_char"] >= 1, last
+    res = await client.text_document_inline_completion_async(inline_params(line, col, EVEN_URI, invoked=True))
+    assert one in [i.insert_text for i in res.items]
+
+
 async def test_utf16_ranges_with_emoji_and_cjk(daemon):
     text = 'label = "😀漢字"; x = \n'
     open_doc(daemon, text, uri="file:///work/u.py")
