@@ -561,7 +561,7 @@ class Engine:
         """A candidate's text -> (its text cut to the plan at syntax boundaries, why it is dropped or "").
 
         Dropped: empty, only repeating the suffix, new syntax errors, or unsound by the language's strict check
-        (:func:`syntax.strict.sound`: glued identifiers, Python's own parser). The model thread runs it on its
+        (:func:`syntax.strict.sound`: glued identifiers, a comment that says nothing, Python's own parser). The model thread runs it on its
         copy of the tree before scoring (what will not be shown is not scored); post-processing runs it again.
         """
         suffix = text[offset:]
@@ -585,7 +585,7 @@ class Engine:
         """Cut to the plan at syntax boundaries, drop unsound or redundant candidates, rank by the gate.
 
         ``drops`` counts why candidates were dropped (empty, duplicate, repeats_suffix, syntax, glues,
-        python_parser) for the stats. ``vetted``: the model thread already ran these checks on the same text
+        empty_comment, python_parser) for the stats. ``vetted``: the model thread already ran these checks on the same text
         (the local backend), so they are not run twice per keystroke.
         """
         drops = {} if drops is None else drops

@@ -142,6 +142,25 @@ def test_no_identifier_glue_mid_line():
     assert sound(text, off, "value", "javascript") == "glues"
 
 
+def test_a_comment_that_says_nothing_is_not_suggested():
+    """`///`, `#`, `# =`: valid code, nothing to read (the model's way of ending early); comments with words stay,
+    and `#` is no comment marker in JavaScript (private names) nor `//` in Python (floor division)."""
+    js = "function f(a) {\n  \n}\n"
+    off = js.index("\n  \n") + 3
+    assert sound(js, off, "///", "javascript") == "empty_comment"
+    assert sound(js, off, "/* */", "javascript") == "empty_comment"
+    assert sound(js, off, "// sum the items", "javascript") == ""
+    assert sound(js, off, "});", "javascript") == ""
+    py = "def f(a):\n    \n    return a\n"
+    off = py.index("    \n") + 4
+    assert sound(py, off, "# =", "python") == "empty_comment"
+    assert sound(py, off, "# 2 items", "python") == ""
+    assert sound("x = a \n", 6, "// 2", "python") == ""
+    assert sound("x = a \n", 6, "# -", "python") == "empty_comment"
+    assert sound("x = \n", 4, "--", "lua") == "empty_comment"
+    assert sound("{\n  \n}\n", 4, "//", "json") != "empty_comment"
+
+
 def test_gate_prior_and_file(tmp_path):
     g = Gate.load(None)
     good = Candidate("x", source="prefix", features={"mean_lp": -0.2, "end_lp": -0.1, "strength": 0.9})

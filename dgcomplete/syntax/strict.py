@@ -4,7 +4,7 @@ tree-sitter recovers from many errors without an ERROR node where a real parser 
 ``def ret(self,)``, ``for iter``, ``x is is None``), so for Python the standard library's own parser also
 reads the enclosing top-level definition(s) with the suggestion (:func:`python_sound`) or the edit of a range
 (:func:`python_range_sound`) in place. And an insertion before a word must not glue onto it (``value``
-before ``parse(val)`` gives ``valueparse(val)``).
+before ``parse(val)`` gives ``valueparse(val)``), nor be a comment without a word (``///``).
 """
 
 from __future__ import annotations
@@ -149,10 +149,29 @@ def python_range_sound(text: str, start: int, end: int, new: str) -> bool:
     return _compiles("\n".join(after[a : b + shift]))
 
 
+_HASH_COMMENTS = frozenset({"python", "bash"})
+_ALNUM = re.compile(r"[^\W_]")
+
+
+def empty_comment(cand: str, lang: str | None) -> bool:
+    """The candidate starts a comment that says nothing (``///``, ``#``, ``# =``, ``-- -``): no letter or digit.
+
+    Such samples (the model's way of ending a span early) are valid code that no one wants suggested; a
+    decorative rule of dashes is left to the user to type.
+    """
+    body = cand.strip()
+    if not body or lang is None or lang == "json" or _ALNUM.search(body):
+        return False
+    markers = ("#",) if lang in _HASH_COMMENTS else ("--",) if lang == "lua" else ("//", "/*")
+    return body.startswith(markers)
+
+
 def sound(text: str, offset: int, cand: str, lang: str | None) -> str:
     """Empty when the candidate may be shown; otherwise the reason it may not."""
     if glues(text, offset, cand):
         return "glues"
+    if empty_comment(cand, lang):
+        return "empty_comment"
     if lang == "python" and not python_sound(text, offset, cand):
         return "python_parser"
     return ""
