@@ -349,6 +349,8 @@ class Engine:
         # (bench/results/invoked_rows_ab.json); a remote backend is asked for n
         rows = 1 if drafts and self.remote is None else n
         sources = self.settings.context_sources or CONTEXT_SOURCES
+        if seed is None:  # unset: the clock's, so asking again may give other alternatives; the stats say which
+            seed = self.settings.seed if self.settings.seed is not None else time.time_ns() % 2**31
         req = InfillRequest(text[:offset], text[offset:], plan, s.lang, n=rows, seed=seed, doc_key=uri, version=version,
                             drafts=drafts, sample="diffusion" in sources, max_steps=self.settings.steps,
                             # an Invoked request can wait for the causal head's greedy line (~10 encoder passes)
@@ -394,7 +396,7 @@ class Engine:
             "syntax_ms": round((t_plan - t0 + t_post - t_inf) * 1e3, 2),
             "engine_ms": round((t_post - t0) * 1e3, 2), "candidates": len(result.candidates),
             "returned": len(items), **{f"dropped_{k}": v for k, v in drops.items()},
-            "drafts": len(req.drafts), "rows": req.n,
+            "drafts": len(req.drafts), "rows": req.n, "seed": seed,
         })
         if top is not None:
             stats.update({"confidence": round(top.confidence or 0.0, 4), "source": top.source,

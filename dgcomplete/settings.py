@@ -43,6 +43,7 @@ SPEC: dict[str, dict[str, Any]] = {
     "hole_tokens": _int(1, 256),
     "min_confidence": {"kind": "float", "lo": 0.0, "hi": 1.0, "optional": True},
     "context_sources": {"kind": "strlist", "optional": True, "choices": CONTEXT_SOURCES},
+    "seed": _int(0, 2**31 - 1, optional=True),
 }
 
 
@@ -67,6 +68,7 @@ class Settings:
     hole_tokens: int = 48  # tokens a hole may be filled with
     min_confidence: float | None = None  # the gate (gate.py); None: the threshold shipped with the model's gate
     context_sources: list[str] | None = None  # None: all of CONTEXT_SOURCES
+    seed: int | None = None  # None: sampled rows (Invoked requests) vary from request to request; a number repeats
 
     def update(self, raw: Any) -> tuple[list[str], list[str]]:
         """Apply a settings object; returns (keys that changed, messages about refused keys/values)."""

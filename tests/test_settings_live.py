@@ -62,6 +62,15 @@ async def test_each_setting_acts_at_run_time(tiny_mask_model):
         configure(client, minConfidence=0.0)
         assert (await inline(client)).items
 
+        # an Invoked request's sampled rows: the seed drawn is reported, and setting it repeats the items
+        configure(client, contextSources=["diffusion"])  # no drafts: three sampled rows
+        first = [i.insert_text for i in (await inline(client, invoked=True)).items]
+        drawn = (await stats(client))["last"]["seed"]
+        configure(client, seed=drawn)
+        again = [[i.insert_text for i in (await inline(client, invoked=True)).items] for _ in range(2)]
+        assert again == [first, first] and (await stats(client))["last"]["seed"] == drawn
+        configure(client, seed=None, contextSources=None)
+
         configure(client, enabledLanguages=["javascript"])
         await inline(client)
         assert "disabled" in (await stats(client))["last"]["reason"]
