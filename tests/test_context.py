@@ -142,9 +142,9 @@ def test_no_identifier_glue_mid_line():
     assert sound(text, off, "value", "javascript") == "glues"
 
 
-def test_a_comment_that_says_nothing_is_not_suggested():
-    """`///`, `#`, `# =`: valid code, nothing to read (the model's way of ending early); comments with words stay,
-    and `#` is no comment marker in JavaScript (private names) nor `//` in Python (floor division)."""
+def test_a_line_that_says_nothing_is_not_suggested():
+    """`///`, `#`, `# =`, a Python `""` statement: valid code, nothing to read (the model's way of ending early);
+    comments with words stay, and `#` is no comment marker in JavaScript (private names) nor `//` in Python."""
     js = "function f(a) {\n  \n}\n"
     off = js.index("\n  \n") + 3
     assert sound(js, off, "///", "javascript") == "empty_comment"
@@ -159,6 +159,12 @@ def test_a_comment_that_says_nothing_is_not_suggested():
     assert sound("x = a \n", 6, "# -", "python") == "empty_comment"
     assert sound("x = \n", 4, "--", "lua") == "empty_comment"
     assert sound("{\n  \n}\n", 4, "//", "json") != "empty_comment"
+    # a Python line that is only an empty string is a no-op statement; as a value or an element it is kept
+    assert sound(py, off, '""', "python") == "empty_string"
+    assert sound("x = \n", 4, '""', "python") == ""
+    call = "f(\n    a,\n    \n)\n"
+    assert sound(call, call.index("    \n") + 4, "''", "python") == ""
+    assert sound(js, js.index("\n  \n") + 3, '"";', "javascript") == ""
 
 
 def test_gate_prior_and_file(tmp_path):

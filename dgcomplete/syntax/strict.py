@@ -4,7 +4,8 @@ tree-sitter recovers from many errors without an ERROR node where a real parser 
 ``def ret(self,)``, ``for iter``, ``x is is None``), so for Python the standard library's own parser also
 reads the enclosing top-level definition(s) with the suggestion (:func:`python_sound`) or the edit of a range
 (:func:`python_range_sound`) in place. And an insertion before a word must not glue onto it (``value``
-before ``parse(val)`` gives ``valueparse(val)``), nor be a comment without a word (``///``).
+before ``parse(val)`` gives ``valueparse(val)``), nor be a line that says nothing: a comment without a word
+(``///``), or in Python an empty string as a statement.
 """
 
 from __future__ import annotations
@@ -166,12 +167,31 @@ def empty_comment(cand: str, lang: str | None) -> bool:
     return body.startswith(markers)
 
 
+_EMPTY_STRINGS = frozenset({'""', "''", '""""""', ""})
+
+
+def empty_string_line(text: str, offset: int, cand: str, lang: str | None) -> bool:
+    """A Python line that is only an empty string literal, as a statement: a no-op (an empty docstring at best).
+
+    Inside an open bracket (the line before ends with ``(``, ``[``, ``{`` or ``,``) it is an element, and kept.
+    """
+    if lang != "python" or cand.strip() not in _EMPTY_STRINGS or "\n" in cand.strip():
+        return False
+    line_start = text.rfind("\n", 0, offset) + 1
+    if text[line_start:offset].strip():
+        return False  # after code on the line (``name = ""``): a value
+    before = text[:line_start].rstrip()
+    return not before.endswith(("(", "[", "{", ",", "\\"))
+
+
 def sound(text: str, offset: int, cand: str, lang: str | None) -> str:
     """Empty when the candidate may be shown; otherwise the reason it may not."""
     if glues(text, offset, cand):
         return "glues"
     if empty_comment(cand, lang):
         return "empty_comment"
+    if empty_string_line(text, offset, cand, lang):
+        return "empty_string"
     if lang == "python" and not python_sound(text, offset, cand):
         return "python_parser"
     return ""
