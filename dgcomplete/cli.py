@@ -195,7 +195,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     import torch
 
     from . import __version__
-    from .engine import Engine
+    from .engine import Engine, saves_keystrokes
 
     print(f"dgcomplete {__version__}  python {platform.python_version()}  torch {torch.__version__}")
     from importlib.metadata import PackageNotFoundError, version
@@ -227,6 +227,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         info = await engine.start()
         prefix = "def is_even(n):\n    return n % 2 == "
         engine.open("file:///doctor.py", prefix + "\n", 0, "python")
+        engine.settings.update({"min_confidence": 0.0})  # what the model writes; the gate's verdict is printed
         t1 = time.perf_counter()
         comp = await engine.complete("file:///doctor.py", len(prefix), seed=0)
         ms = (time.perf_counter() - t1) * 1e3
@@ -237,6 +238,11 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     print(f"threads: {info.get('threads')} (measured {info.get('timings_ms')})")
     got = comp.items[0].text if comp.items else f"(none: {comp.reason})"
     print(f"sample completion in {ms:.0f} ms: 'return n % 2 == {got}'  steps={comp.stats.get('steps')}")
+    if comp.items:
+        conf, floor = comp.items[0].confidence or 0.0, engine.gate.threshold
+        verdict = ("no: one character saves no keystroke" if not saves_keystrokes(got)
+                   else "yes" if conf >= floor else "no: below the gate")
+        print(f"  gate confidence {conf:.2f} (minConfidence {floor:.2f}); shown as you type: {verdict}")
     return 0
 
 

@@ -326,3 +326,15 @@ def test_a_one_character_suggestion_is_not_shown_as_you_type(tiny_model, monkeyp
     e.settings.update({"min_confidence": 0.0})
     comp = asyncio.run(go(1))
     assert [c.text for c in comp.items] == [";"] and "dropped_one_char" not in comp.stats
+
+
+def test_doctor_shows_what_the_model_writes_and_the_gates_verdict():
+    """`dgcomplete doctor` on the shipped model: the sample is what the model writes (the gate open), and whether
+    it would be shown as you type is said beside it, with the reason when not."""
+    out = subprocess.run([sys.executable, "-m", "dgcomplete", "doctor", "--threads", "1"], capture_output=True,
+                         text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    sample = next(line for line in out.stdout.splitlines() if line.startswith("sample completion"))
+    assert "(none" not in sample, sample
+    verdict = out.stdout.split("shown as you type: ", 1)[1].splitlines()[0]
+    assert verdict in ("yes", "no: below the gate", "no: one character saves no keystroke"), verdict
