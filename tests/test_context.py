@@ -160,7 +160,7 @@ def test_a_line_that_says_nothing_is_not_suggested():
     assert sound("x = \n", 4, "--", "lua") == "empty_comment"
     assert sound("{\n  \n}\n", 4, "//", "json") != "empty_comment"
     # a Python line that is only an empty string is a no-op statement; as a value or an element it is kept
-    assert sound(py, off, '""', "python") == "empty_string"
+    assert sound(py, off, '""', "python") == sound(py, off, "''''''", "python") == "empty_string"
     assert sound("x = \n", 4, '""', "python") == ""
     call = "f(\n    a,\n    \n)\n"
     assert sound(call, call.index("    \n") + 4, "''", "python") == ""

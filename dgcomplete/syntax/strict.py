@@ -167,7 +167,7 @@ def empty_comment(cand: str, lang: str | None) -> bool:
     return body.startswith(markers)
 
 
-_EMPTY_STRINGS = frozenset({'""', "''", '""""""', ""})
+_EMPTY_STRINGS = frozenset({'""', "''", '""""""', "''''''"})
 
 
 def empty_string_line(text: str, offset: int, cand: str, lang: str | None) -> bool:
@@ -175,7 +175,7 @@ def empty_string_line(text: str, offset: int, cand: str, lang: str | None) -> bo
 
     Inside an open bracket (the line before ends with ``(``, ``[``, ``{`` or ``,``) it is an element, and kept.
     """
-    if lang != "python" or cand.strip() not in _EMPTY_STRINGS or "\n" in cand.strip():
+    if lang != "python" or cand.strip() not in _EMPTY_STRINGS:
         return False
     line_start = text.rfind("\n", 0, offset) + 1
     if text[line_start:offset].strip():
