@@ -28,12 +28,16 @@ def first_line(s: str) -> str:
 
 
 def labelled(items: list[Any], expected: str) -> list[dict[str, Any]]:
-    """A completion's candidates as fitting rows: the gate's features and whether the first line is exact."""
+    """A completion's candidates as fitting rows: the gate's features and whether the first line is exact.
+
+    Collected with the gate open (minConfidence 0); under it the engine shows only what saves keystrokes, so
+    only those candidates are rows."""
+    from dgcomplete.engine import saves_keystrokes
     from dgcomplete.gate import feature_vector
 
     want = first_line(expected)
     return [{"text": c.text, "source": c.source, "x": feature_vector(c), "y": int(first_line(c.text) == want),
-             "conf": c.confidence} for c in items]
+             "conf": c.confidence} for c in items if saves_keystrokes(c.text)]
 
 
 async def collect(model: Path, split: str, n: int | None, threads: int, settings: dict[str, Any],
@@ -41,7 +45,7 @@ async def collect(model: Path, split: str, n: int | None, threads: int, settings
     """Every candidate the engine keeps for each case, with its features and label."""
     import torch
 
-    from dgcomplete.engine import Engine, saves_keystrokes
+    from dgcomplete.engine import Engine
     from dgcomplete.model import load_model
 
     torch.set_num_threads(threads)
@@ -70,8 +74,7 @@ async def collect(model: Path, split: str, n: int | None, threads: int, settings
         t0 = time.perf_counter()
         comp = await eng.complete(uri, off, seed=i)
         ms = (time.perf_counter() - t0) * 1e3
-        # the gate is open here (minConfidence 0); under it the engine shows only what saves keystrokes
-        cands = labelled([c for c in comp.items if saves_keystrokes(c.text)], case["expected"])
+        cands = labelled(comp.items, case["expected"])
         rows.extend({"case": case["id"], **c} for c in cands)
         per_case.append({"id": case["id"], "family": heldout.family(lang), "kind": case["kind"], "ms": ms,
                          "cands": cands, "any_exact": any(c["y"] for c in cands),
@@ -89,7 +92,7 @@ async def collect(model: Path, split: str, n: int | None, threads: int, settings
         eng.open(uri, t.document, 1, t.language)
         comp = await eng.complete(uri, t.offset, seed=0)
         eng.close(uri)
-        cands = labelled([c for c in comp.items if saves_keystrokes(c.text)], t.truth)
+        cands = labelled(comp.items, t.truth)
         rows.extend({"case": f"corpus-{t.id}", **c} for c in cands)
         corpus_cases.append({"id": t.id, "family": t.language, "kind": "corpus", "cands": cands,
                              "any_exact": any(c["y"] for c in cands)})

@@ -26,6 +26,8 @@ import re
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
 
+from .syntax.languages import comment_openers
+
 MAX_LINE_CHARS = 200  # longer lines are not indexed (minified code, data)
 MAX_DOC_LINES = 50_000  # documents with more lines are not indexed (the local scan still works)
 MAX_TOTAL_LINES = 200_000  # across documents; the least recently used ones leave the index first
@@ -42,14 +44,16 @@ _KEYWORDS = frozenset(
 )
 
 
-# by grammar name (syntax.language_for: what a session's ``lang`` holds); a doctest prompt is docstring text too
-_COMMENT_MARKERS: dict[str, tuple[str, ...]] = {"python": ("#", ">>>"), "bash": ("#",), "lua": ("--",), "json": ()}
-_C_COMMENT = ("//", "/*", "*/", "* ", "*")  # the C family: JS/TS, Java, Go, Rust, C/C++
+# besides what opens a comment (syntax.languages.comment_openers), lines inside one start with these: a doctest
+# prompt is docstring text, and a C-family block comment goes on with `*` lines
+_PYTHON_MORE = (">>>",)
+_C_MORE = ("*/", "* ", "*")
 
 
 def comment_markers(lang: str | None) -> tuple[str, ...]:
     """How a comment line (or docstring example) starts in ``lang``."""
-    return _COMMENT_MARKERS.get(lang or "", _C_COMMENT)
+    openers = comment_openers(lang)
+    return openers + (_PYTHON_MORE if lang == "python" else _C_MORE if openers[:1] == ("//",) else ())
 
 
 def is_comment_line(line: str, lang: str | None) -> bool:

@@ -75,6 +75,16 @@ _LANGUAGE_IDS: dict[str, str] = {
     "json5": "json",
 }
 
+# what opens a comment, by grammar name (the C family: JS/TS, Java, Go, Rust, C/C++); JSON has none
+_COMMENT_OPENERS: dict[str, tuple[str, ...]] = {"python": ("#",), "bash": ("#",), "lua": ("--",), "json": ()}
+_C_COMMENT_OPENERS = ("//", "/*")
+
+
+def comment_openers(lang: str | None) -> tuple[str, ...]:
+    """The tokens that open a comment in ``lang`` (the one table: retrieval and the soundness checks read it)."""
+    return _COMMENT_OPENERS.get(lang or "", _C_COMMENT_OPENERS)
+
+
 _EXTENSIONS: dict[str, str] = {
     ".py": "python",
     ".pyi": "python",

@@ -14,6 +14,8 @@ import ast
 import re
 import warnings
 
+from .languages import comment_openers
+
 MAX_CHUNK_LINES = 400  # larger enclosing definitions are left to tree-sitter alone (bounded cost per request)
 _WORD = re.compile(r"[\w$]")
 
@@ -150,7 +152,6 @@ def python_range_sound(text: str, start: int, end: int, new: str) -> bool:
     return _compiles("\n".join(after[a : b + shift]))
 
 
-_HASH_COMMENTS = frozenset({"python", "bash"})
 _ALNUM = re.compile(r"[^\W_]")
 
 
@@ -161,10 +162,9 @@ def empty_comment(cand: str, lang: str | None) -> bool:
     decorative rule of dashes is left to the user to type.
     """
     body = cand.strip()
-    if not body or lang is None or lang == "json" or _ALNUM.search(body):
+    if not body or lang is None or _ALNUM.search(body):
         return False
-    markers = ("#",) if lang in _HASH_COMMENTS else ("--",) if lang == "lua" else ("//", "/*")
-    return body.startswith(markers)
+    return body.startswith(comment_openers(lang))
 
 
 _EMPTY_STRINGS = frozenset({'""', "''", '""""""', "''''''"})
@@ -180,8 +180,10 @@ def empty_string_line(text: str, offset: int, cand: str, lang: str | None) -> bo
     line_start = text.rfind("\n", 0, offset) + 1
     if text[line_start:offset].strip():
         return False  # after code on the line (``name = ""``): a value
-    before = text[:line_start].rstrip()
-    return not before.endswith(("(", "[", "{", ",", "\\"))
+    i = line_start - 1  # the last character before the line that is not white space (no copy of the prefix)
+    while i >= 0 and text[i].isspace():
+        i -= 1
+    return i < 0 or text[i] not in "([{,\\"
 
 
 def sound(text: str, offset: int, cand: str, lang: str | None) -> str:
