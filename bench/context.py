@@ -6,7 +6,7 @@ documents, then the case document, an Automatic (or, with ``--trigger invoked``,
 ``dgcomplete.stats`` for the engine's own account of the request (``last``), then ``didClose`` everything.
 One daemon serves all cases of a variant, so indexes and caches behave as in a session.
 
-Reported, over all requests and by language family (python / js) and kind (whole_line / mid_line):
+Reported, over all requests and by language family (python / js / go / rust / java / c) and kind (whole_line / mid_line):
 
 * ``exact``: the shown item's text, minus what is already typed (the item replaces ``range.start`` ..
   cursor), first line stripped, equals the expected rest of line stripped; the rate is over *all* requests;
@@ -21,7 +21,7 @@ Reported, over all requests and by language family (python / js) and kind (whole
   indentation, when it starts with what is typed) and ``verbatim_above`` (the oracle: the expected line occurs
   verbatim above the cursor).
 
-    python -m bench.context [--split dev|test] [--n N] [--model DIR] [--threads N] [--set key=JSON ...]
+    python -m bench.context [--split dev|test|dev_langs|test_langs] [--n N] [--model DIR] [--threads N] [--set key=JSON ...]
                             [--trigger automatic|invoked]
                             [--ablate [NAME ...]] [--dump FILE.jsonl] [--out bench/results/context.json]
     python -m bench.context --curve FILE.jsonl [--variant NAME] [--target 0.5] [--plot bench/results/context_gate.png]
@@ -66,7 +66,7 @@ from . import (
     spread,
 )
 from .heldout import OUT as HELDOUT
-from .heldout import case_document, family, load, other_text
+from .heldout import SPLITS, case_document, family, load, other_text
 from .latency import Daemon, pos_at
 
 # Named variants for --ablate: initialization options merged over --set.  Edit freely (issue #16's settings).
@@ -442,7 +442,8 @@ def code_version(note: str | None = None) -> dict[str, Any]:
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--split", default="dev", choices=("dev", "test"))
+    ap.add_argument("--split", default="dev", choices=SPLITS,
+                    help="dev / test: Python and JS/TS; dev_langs / test_langs: Go, Rust, C and Java")
     ap.add_argument("--data", default=str(HELDOUT), help="folder of the built set (bench.heldout)")
     ap.add_argument("--n", type=int, help="cases, spread evenly over the split (default: all)")
     ap.add_argument("--model", help="checkpoint directory (default: the embedded model)")

@@ -1,10 +1,11 @@
 """The held-out dev/test set for completion quality on real code we never trained on (issue #16, item 7).
 
-    python -m bench.heldout            # fetch (cached under data/heldout-src/), build bench/data/heldout/
+    python -m bench.heldout [--splits dev test dev_langs test_langs]   # fetch (cached under data/heldout-src/),
+                                                                      # build bench/data/heldout/
 
 Why a set of our own: HumanEval/SantaCoder are for reporting, never tuning, and our corpus dev split is from
-the packages we trained on.  These twelve packages are in neither the corpus manifest
-(``dgcomplete/train/corpus_manifest.json``) nor the reserved list (``tomlkit``, ``jsonschema``,
+the packages we trained on.  These packages are in neither corpus manifest
+(``dgcomplete/train/corpus_manifest.json``, tier 2; ``corpus_manifest_large.json``, tier 3) nor the reserved list (``tomlkit``, ``jsonschema``,
 ``python-dateutil``, ``luxon``, ``immer``: kept for an external check), nor ``../shared/data``; the builder
 refuses to run if that stops being true.  Split *by package*: four Python and four JS/TS packages are
 ``dev`` (tune on them, ~600 cases), two Python and two JS/TS packages are ``test`` (report only, ~300
@@ -30,6 +31,30 @@ postcss                    8.4.47     MIT           js     dev    npm tarball (`
 prosemirror-model          1.23.0     MIT           ts     dev    npm tarball (``src``)
 =========================  =========  ============  =====  =====  ===============================================
 
+Go, Rust, C and Java (splits ``dev_langs`` / ``test_langs``, ~300 cases each, about 75 per language; added
+later, from Debian bookworm, which carries these languages' sources): Go and Rust from the ``-dev`` binary
+packages (``.deb``), C and Java from the upstream tarball of the source package.  A language whose packages
+are small takes 38 cases from each of two.  shopspring/decimal's ``decimal-go.go`` is left out: it is a copy
+of Go's ``strconv/decimal.go``, which the corpus has (checked by line overlap with both corpus tiers).
+
+=====================================  ==========  ==================  =====  ==========  ====================
+package                                version     licence             lang   split       from
+=====================================  ==========  ==================  =====  ==========  ====================
+golang-github-masterminds-semver-dev   3.2.0-1     MIT                 go     dev_langs   .deb
+golang-github-huandu-xstrings-dev      1.3.3-1     MIT                 go     dev_langs   .deb
+librust-xxhash-rust-dev                0.8.5-3     BSL-1.0             rust   dev_langs   .deb
+librust-better-panic-dev               0.3.0-1+b1  MIT                 rust   dev_langs   .deb
+lilv                                   0.24.14     ISC                 c      dev_langs   orig tarball
+commons-exec                           1.3         Apache-2.0          java   dev_langs   orig tarball
+commons-csv                            1.9.0       Apache-2.0          java   dev_langs   orig tarball
+golang-github-robfig-cron-dev          3.0.1-1     MIT                 go     test_langs  .deb
+golang-github-shopspring-decimal-dev   1.2.0-2     MIT                 go     test_langs  .deb
+librust-symbolic-demangle-dev          9.2.1-1     MIT                 rust   test_langs  .deb
+librust-hmac-dev                       0.12.1-1    MIT OR Apache-2.0   rust   test_langs  .deb
+libzip                                 1.7.3       BSD-3-Clause        c      test_langs  orig tarball
+joda-time                              2.10.14     Apache-2.0          java   test_langs  orig tarball
+=====================================  ==========  ==================  =====  ==========  ====================
+
 Cases are built the way an editor sees them (fixed seed): *whole-line*: a code line (not a comment, not inside
 a string or docstring, >= 4 non-space characters) whose content after its indentation is removed, the
 indentation kept (editors auto-indent), cursor after it; *mid-line*: such a line cut at a token boundary at
@@ -39,7 +64,7 @@ dropped.  In both kinds the document is ``text[:offset] + text[end_of_line:]`` a
 Each case also names up to two other files of its package and language to open first (the user's other open
 documents), trimmed to ``others_max_chars`` at a line boundary (:func:`other_text`).
 
-Output: ``bench/data/heldout/{dev,test}.json.xz``:
+Output: ``bench/data/heldout/{SPLIT}.json.xz``:
 ``{"seed", "split", "others_max_chars", "packages": [{name, version, license, lang, split, source, sha256}],
 "files": {id: {package, path, lang (LSP languageId), text}}, "cases": [{id, file, offset, kind, expected,
 others}]}``.
@@ -58,6 +83,7 @@ import re
 import subprocess
 import sys
 import tarfile
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,7 +93,8 @@ from . import ROOT, display_path
 SEED = 16
 CACHE = ROOT / "data" / "heldout-src"
 OUT = Path(__file__).resolve().parent / "data" / "heldout"
-MANIFEST = ROOT / "dgcomplete" / "train" / "corpus_manifest.json"
+MANIFESTS = (ROOT / "dgcomplete" / "train" / "corpus_manifest.json",  # tier 2: the shipped model's
+             ROOT / "dgcomplete" / "train" / "corpus_manifest_large.json")  # tier 3: the next training run's
 RESERVED = ("tomlkit", "jsonschema", "python-dateutil", "dateutil", "luxon", "immer")
 CASES_PER_PACKAGE = 75  # 8 dev packages -> ~600 cases, 4 test packages -> ~300
 MIN_FILE, MAX_FILE = 1_000, 60_000  # bytes
@@ -75,6 +102,9 @@ OTHERS_MAX_CHARS = 30_000
 MAX_OTHERS = 2
 MID_IDENT_SHARE = 0.3
 MAX_LINE = 160  # longer lines are data tables or minified code, not typing
+EXCLUDE = (r"(^|/)(tests?|__tests__|testing|docs?|examples?|vendor(ed)?|dist|build|bench)(/|$)"
+           r"|\.d\.ts$|\.min\.js$|(^|/)(setup|conftest|_version)\.py$")
+EXCLUDE_GO = EXCLUDE + r"|_test\.go$|(^|/)fuzz\.go$"
 
 
 @dataclass(frozen=True)
@@ -82,13 +112,13 @@ class Package:
     name: str
     version: str
     license: str
-    registry: str  # pypi | npm
-    split: str  # dev | test
+    registry: str  # pypi | npm | debian (a binary .deb) | debian-src (the upstream tarball of a source package)
+    split: str  # one of SPLITS
     archive: str
     sha256: str
     include: str  # regex on the path inside the archive (first component removed)
-    exclude: str = r"(^|/)(tests?|__tests__|testing|docs?|examples?|vendor(ed)?|dist|build|bench)(/|$)" \
-                   r"|\.d\.ts$|\.min\.js$|(^|/)(setup|conftest|_version)\.py$"
+    exclude: str = EXCLUDE
+    cases: int = 0  # cases drawn from this package; 0: the builder's per-package number
 
     @property
     def source(self) -> str:
@@ -121,10 +151,60 @@ PACKAGES: tuple[Package, ...] = (
             "44a914dfbc884f6fc10fbc56653a989f0c601b2a2fcf0713fae1b6fd62ee2a60", r"^lib/.*\.js$"),
     Package("prosemirror-model", "1.23.0", "MIT", "npm", "dev", "prosemirror-model-1.23.0.tgz",
             "fbf2f7bcab14121b3e4e15e880f961a159f34f838ca10296df60c5c216c639f5", r"^src/.*\.ts$"),
+    # Go, Rust, C and Java (splits dev_langs / test_langs): Debian bookworm, the -dev binary package for Go and
+    # Rust (sources under /usr/share/gocode, /usr/share/cargo), the upstream tarball of the source package for
+    # C and Java; none of them is in either corpus manifest (tiers 2 and 3).  Small packages come in pairs of 38
+    # cases so that each language has about 75 per split.
+    Package("golang-github-masterminds-semver-dev", "3.2.0-1", "MIT", "debian", "dev_langs",
+            "golang-github-masterminds-semver-dev_3.2.0-1_all.deb",
+            "30b5c31ce1c471d968c662e4491afbdd73820fbb3d1e8c0b0afef852a54f25b7", r"^usr/share/gocode/src/.*\.go$",
+            EXCLUDE_GO, 38),
+    Package("golang-github-huandu-xstrings-dev", "1.3.3-1", "MIT", "debian", "dev_langs",
+            "golang-github-huandu-xstrings-dev_1.3.3-1_all.deb",
+            "48a86578e3af2239bd8a8454ebb1947768fc492340f21b64f0a4ff4d837c2946", r"^usr/share/gocode/src/.*\.go$",
+            EXCLUDE_GO, 38),
+    Package("golang-github-robfig-cron-dev", "3.0.1-1", "MIT", "debian", "test_langs",
+            "golang-github-robfig-cron-dev_3.0.1-1_all.deb",
+            "f9e33f1a2ef550ad53680aed5d4c728b88424a074dd6a480acb130996adee424", r"^usr/share/gocode/src/.*\.go$",
+            EXCLUDE_GO, 38),
+    Package("golang-github-shopspring-decimal-dev", "1.2.0-2", "MIT", "debian", "test_langs",
+            "golang-github-shopspring-decimal-dev_1.2.0-2_all.deb",
+            "ad6a6585f5e54a83e911c782b3bd6955e1e2ef1666fb3f82d2a5364e2787018b", r"^usr/share/gocode/src/.*\.go$",
+            EXCLUDE_GO + r"|/decimal-go\.go$", 38),  # a copy of Go's strconv/decimal.go, which the corpus has
+    Package("librust-xxhash-rust-dev", "0.8.5-3", "BSL-1.0", "debian", "dev_langs",
+            "librust-xxhash-rust-dev_0.8.5-3_amd64.deb",
+            "5f288a84da3b30dca7a1f4f26b78505a66ecfb95162a2e9902e45693d727956a", r"^usr/share/cargo/registry/[^/]+/src/.*\.rs$",
+            cases=38),
+    Package("librust-better-panic-dev", "0.3.0-1+b1", "MIT", "debian", "dev_langs",
+            "librust-better-panic-dev_0.3.0-1+b1_amd64.deb",
+            "80e140181b9933b0bd90145180c5fb2bd2802626c67c2e86808a39bf8e4e0c8b", r"^usr/share/cargo/registry/[^/]+/src/.*\.rs$",
+            cases=38),
+    Package("librust-symbolic-demangle-dev", "9.2.1-1", "MIT", "debian", "test_langs",
+            "librust-symbolic-demangle-dev_9.2.1-1_amd64.deb",
+            "2e6a3e29ce5160bb3379ba45296c2cbe7dd41d3ca9b632d232b6eea91507d52d", r"^usr/share/cargo/registry/[^/]+/src/.*\.rs$",
+            cases=38),
+    Package("librust-hmac-dev", "0.12.1-1", "MIT OR Apache-2.0", "debian", "test_langs",
+            "librust-hmac-dev_0.12.1-1_amd64.deb",
+            "29574fb6ebb5b4f5555c12f93019c7b4c76b09594539091628f0e7911c4a97f0", r"^usr/share/cargo/registry/[^/]+/src/.*\.rs$",
+            cases=38),
+    Package("lilv", "0.24.14", "ISC", "debian-src", "dev_langs", "lilv_0.24.14.orig.tar.bz2",
+            "6399dfcbead61a143acef3a38ad078047ab225b00470ad5d33745637341d6406", r"^src/.*\.[ch]$"),
+    Package("libzip", "1.7.3", "BSD-3-Clause", "debian-src", "test_langs", "libzip_1.7.3.orig.tar.xz",
+            "a60473ffdb7b4260c08bfa19c2ccea0438edac11193c3afbbb1f17fbcf6c6132", r"^lib/.*\.[ch]$"),
+    Package("commons-exec", "1.3", "Apache-2.0", "debian-src", "dev_langs", "commons-exec_1.3.orig.tar.gz",
+            "db0742fa59b7d69375e5d99e827aee0bf06ac527aa6def63618950e40c24cb9f", r"^src/main/java/.*\.java$",
+            cases=38),
+    Package("commons-csv", "1.9.0", "Apache-2.0", "debian-src", "dev_langs", "commons-csv_1.9.0.orig.tar.xz",
+            "661252998cf2b9aac1aa12fe9e104dc23190761a8971384f83a6c1fc02536867", r"^src/main/java/.*\.java$",
+            cases=38),
+    Package("joda-time", "2.10.14", "Apache-2.0", "debian-src", "test_langs", "libjoda-time-java_2.10.14.orig.tar.xz",
+            "600ab9a000b7c8ab4cb24e0fbd5c5ee6c4be46b97c55f90004df3cd1c56bd0b5", r"^src/main/java/.*\.java$"),
 )
+SPLITS = ("dev", "test", "dev_langs", "test_langs")
 
 LANGUAGE_IDS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
-                ".jsx": "javascriptreact", ".ts": "typescript", ".tsx": "typescriptreact"}
+                ".jsx": "javascriptreact", ".ts": "typescript", ".tsx": "typescriptreact",
+                ".go": "go", ".rs": "rust", ".java": "java", ".c": "c", ".h": "c"}
 _TOKEN = re.compile(r"\w+|\s+|===|!==|\*\*=?|//=?|\.\.\.|>>>?=?|<<=?|&&=?|\|\|=?|\?\?=?|[=!<>+\-*/%&|^:]=|=>|->|[^\w\s]")
 _GENERATED = re.compile(r"generated by|do not edit|auto-?generated", re.I)
 
@@ -135,8 +215,11 @@ def language_id(path: str) -> str | None:
 
 
 def family(lang_id: str) -> str:
-    """``python`` or ``js`` (JavaScript and TypeScript are one family for the split and the report)."""
-    return "python" if lang_id == "python" else "js"
+    """``python``, ``js`` (JavaScript and TypeScript are one family for the split and the report), or the
+    languageId itself (``go``, ``rust``, ``java``, ``c``)."""
+    if lang_id.startswith(("javascript", "typescript")):
+        return "js"
+    return lang_id
 
 
 # ---- the derived texts the harness uses ---------------------------------------------------------------------
@@ -159,7 +242,7 @@ def other_text(files: dict[str, dict[str, Any]], fid: str, max_chars: int = OTHE
 
 
 def load(split: str, root: Path = OUT) -> dict[str, Any]:
-    """A built split (``dev`` or ``test``)."""
+    """A built split (one of :data:`SPLITS`)."""
     path = root / f"{split}.json.xz"
     if not path.exists():
         sys.exit(f"bench: no held-out set at {display_path(path)} (run python -m bench.heldout)")
@@ -169,8 +252,8 @@ def load(split: str, root: Path = OUT) -> dict[str, Any]:
 
 # ---- fetching -------------------------------------------------------------------------------------------------
 def check_clean(packages: tuple[Package, ...] = PACKAGES) -> None:
-    """Refuse packages that are in the training corpus or reserved for the external check."""
-    names = {s.get("name", "").lower() for s in json.loads(MANIFEST.read_text())["sources"]}
+    """Refuse packages that are in a training corpus (tier 2 or 3) or reserved for the external check."""
+    names = {s.get("name", "").lower() for m in MANIFESTS if m.exists() for s in json.loads(m.read_text())["sources"]}
     for p in packages:
         n = p.name.lower()
         if n in names or n.split("/")[-1] in names:
@@ -180,16 +263,26 @@ def check_clean(packages: tuple[Package, ...] = PACKAGES) -> None:
 
 
 def fetch(p: Package, cache: Path = CACHE) -> bytes:
-    """The package archive (pip download / npm pack into the cache), checked against its pinned sha256."""
+    """The package archive (pip download / npm pack / apt-get into the cache), checked against its pinned sha256.
+
+    A source package is fetched with ``apt-get source --download-only`` (needs a ``deb-src`` line for
+    bookworm); only its upstream tarball is used, so a missing Debian tarball does not matter."""
     path = cache / p.archive
     if not path.exists():
         cache.mkdir(parents=True, exist_ok=True)
+        check = True
         if p.registry == "pypi":
             cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-q",
                    f"{p.name}=={p.version}", "-d", str(cache)]
-        else:
+        elif p.registry == "npm":
             cmd = ["npm", "pack", f"{p.name}@{p.version}", "--silent", "--pack-destination", str(cache)]
-        subprocess.run(cmd, check=True, timeout=300)
+        elif p.registry == "debian":
+            cmd = ["apt-get", "download", "-q", f"{p.name}={p.version}"]
+        else:
+            cmd, check = ["apt-get", "source", "--download-only", "-q", p.archive.split("_", 1)[0]], False
+        subprocess.run(cmd, check=check, timeout=300, cwd=cache, stdout=subprocess.DEVNULL)
+        if not path.exists():
+            raise SystemExit(f"bench.heldout: {p.source}: {p.archive} could not be fetched")
     data = path.read_bytes()
     digest = hashlib.sha256(data).hexdigest()
     if digest != p.sha256:
@@ -200,11 +293,17 @@ def fetch(p: Package, cache: Path = CACHE) -> bytes:
 def source_files(p: Package, data: bytes) -> list[tuple[str, str]]:
     """(path, text) of the package's own source files: 1-60 KB, UTF-8, not tests/vendored/minified/generated."""
     out = []
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+    if p.archive.endswith(".deb"):  # its file system tree as a tar (paths ./usr/...); dpkg-deb wants a file
+        with tempfile.NamedTemporaryFile(suffix=".deb") as deb:
+            deb.write(data)
+            deb.flush()
+            data = subprocess.run(["dpkg-deb", "--fsys-tarfile", deb.name], check=True, capture_output=True).stdout
+    with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tar:
         for m in sorted(tar.getmembers(), key=lambda m: m.name):
             if not m.isfile():
                 continue
-            path = m.name.split("/", 1)[1] if "/" in m.name else m.name
+            name = m.name[2:] if m.name.startswith("./") else m.name
+            path = name.split("/", 1)[1] if "/" in name and not p.archive.endswith(".deb") else name
             if not re.search(p.include, path) or re.search(p.exclude, path) or language_id(path) is None:
                 continue
             if any(r in path.lower() for r in RESERVED) or not MIN_FILE <= m.size <= MAX_FILE:
@@ -240,9 +339,10 @@ def _skip_ranges(text: str, lang_id: str) -> list[tuple[int, int, bool]] | None:
     stack = [tree.root_node]
     while stack:
         n = stack.pop()
-        if n.type == "comment":
+        if n.type in ("comment", "line_comment", "block_comment"):
             out.append((n.start_byte, n.end_byte, True))
-        elif n.type in ("string", "template_string", "concatenated_string"):
+        elif n.type in ("string", "template_string", "concatenated_string", "string_literal", "raw_string_literal",
+                        "interpreted_string_literal", "text_block"):
             whole = n.parent is not None and n.parent.type == "expression_statement"
             out.append((n.start_byte, n.end_byte, whole or n.start_point[0] != n.end_point[0]))
         else:
@@ -316,9 +416,9 @@ def build_split(split: str, seed: int = SEED, per_package: int = CASES_PER_PACKA
                      "lang": "/".join(sorted(langs)), "source": p.source, "sha256": p.sha256,
                      "files": sum(f["package"] == p.name for f in files.values())})
         rng.shuffle(lines)
-        made = 0
+        made, quota = 0, p.cases or per_package
         for fid, _ls, cs, le in lines:
-            if made >= per_package:
+            if made >= quota:
                 break
             text = files[fid]["text"]
             kind = "whole_line" if made % 2 == 0 else "mid_line"
@@ -353,13 +453,15 @@ def write(res: dict[str, Any], out: Path = OUT) -> Path:
 
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--out", default=str(OUT), help="folder for {dev,test}.json.xz")
+    ap.add_argument("--out", default=str(OUT), help="folder for {SPLIT}.json.xz")
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--per-package", type=int, default=CASES_PER_PACKAGE)
+    ap.add_argument("--splits", nargs="+", choices=SPLITS, default=list(SPLITS),
+                    help="the splits to (re)build; each is drawn from its own random stream")
     a = ap.parse_args(argv)
     check_clean()
     summary = {}
-    for split in ("dev", "test"):
+    for split in a.splits:
         res = build_split(split, a.seed, a.per_package)
         path = write(res, Path(a.out))
         kinds: dict[str, int] = {}

@@ -90,6 +90,31 @@ def test_packages_are_clean_and_split_evenly():
         ps = [p for p in heldout.PACKAGES if p.split == split]
         per = {"dev": 4, "test": 2}[split]  # the dev split was grown to 8 packages; test stays as built
         assert sum(p.registry == "pypi" for p in ps) == per and sum(p.registry == "npm" for p in ps) == per
+    # Go, Rust, C and Java: about 75 cases of each language in each split, from different packages
+    langs = {"dev_langs": {}, "test_langs": {}}
+    for p in heldout.PACKAGES:
+        if p.split in langs:
+            lang = ("go" if p.name.startswith("golang-") else "rust" if p.name.startswith("librust-")
+                    else "java" if "java" in p.include else "c")
+            langs[p.split][lang] = langs[p.split].get(lang, 0) + (p.cases or heldout.CASES_PER_PACKAGE)
+    assert langs["dev_langs"].keys() == langs["test_langs"].keys() == {"go", "rust", "java", "c"}
+    assert all(74 <= n <= 76 for d in langs.values() for n in d.values()), langs
+    dev = {p.name for p in heldout.PACKAGES if p.split == "dev_langs"}
+    assert not dev & {p.name for p in heldout.PACKAGES if p.split == "test_langs"}
+
+
+def test_code_lines_skip_comments_and_strings_in_each_language():
+    """Whole-line cases start on code, never inside a comment or a multi-line string, in every split's language."""
+    go = "package x\n\n// Sum adds up the numbers.\nfunc Sum(xs []int) int {\n\ts := `raw\nstring line`\n\treturn len(s)\n}\n"
+    rs = "/// Doc comment here.\nfn total(a: u32) -> u32 {\n    /* block\n       comment */\n    a + 10\n}\n"
+    java = "class A {\n  /** Javadoc\n   * more text */\n  int size() {\n    return 1;\n  }\n}\n"
+    c = "/* header\n * text */\nint add(int a) {\n    return a + 1;\n}\n"
+    for text, lang, code, not_code in ((go, "go", "return len(s)", "string line`"),
+                                       (rs, "rust", "a + 10", "comment */"),
+                                       (java, "java", "return 1;", "* more text */"),
+                                       (c, "c", "return a + 1;", "* text */")):
+        starts = {text[cs:le].strip() for _, cs, le in heldout.code_lines(text, lang) or []}
+        assert code in starts and not_code not in starts, (lang, starts)
 
 
 def test_scoring_rules():
