@@ -167,6 +167,38 @@ def test_a_line_that_says_nothing_is_not_suggested():
     assert sound(js, js.index("\n  \n") + 3, '"";', "javascript") == ""
 
 
+def test_an_import_the_file_has_is_not_suggested():
+    """Accepting the suggestion would repeat an import line the file has at its top level (retrieval offers the
+    file's own lines): dropped in every language; a new import, and one scoped elsewhere, are kept."""
+    py = "import sys\nfrom a import B\n\nif TYPE_CHECKING:\n    from c import D\n\ndef f():\n    \n"
+    off = len(py) - 1
+    assert sound(py, off, "import sys", "python") == "duplicate_import"
+    assert sound(py, off, "from a import B", "python") == "duplicate_import"
+    assert sound(py, off, "from c import D", "python") == ""  # the other one is under `if TYPE_CHECKING:`
+    assert sound(py, off, "import os", "python") == sound(py, off, "sys.exit()", "python") == ""
+    java = "import java.util.List;\nimport java.util.Map;\nimport java.util.\nclass A {}\n"
+    off = java.index("java.util.\n") + len("java.util.")
+    assert sound(java, off, "List;", "java") == "duplicate_import"
+    assert sound(java, off, "Set;", "java") == ""
+    go = 'package x\n\nimport "fmt"\nimport \nfunc f() {}\n'
+    off = go.index("import \n") + 7
+    assert sound(go, off, '"fmt"', "go") == "duplicate_import" and sound(go, off, '"os"', "go") == ""
+    rs = "use std::io;\nfn f() {\n    use std::fmt;\n}\nfn g() {\n    \n}\n"
+    off = rs.index("    \n") + 4
+    assert sound(rs, off, "use std::io;", "rust") == "duplicate_import"
+    assert sound(rs, off, "use std::fmt;", "rust") == ""  # scoped to f
+    c = "#include <stdio.h>\n#include \nint x;\n"
+    off = c.index("#include \n") + 9
+    assert sound(c, off, "<stdio.h>", "c") == "duplicate_import" and sound(c, off, "<stdlib.h>", "c") == ""
+    ts = 'import {Mark} from "./mark"\nimport \n'
+    off = ts.index("import \n") + 7
+    assert sound(ts, off, '{Mark} from "./mark"', "typescript") == "duplicate_import"
+    assert sound(ts, off, '{Node} from "./node"', "typescript") == ""
+    # the whole line the edit leaves counts: the rest of the line after the cursor too
+    mid = "import java.util.List;\nimport java.util.;\n"
+    assert sound(mid, mid.index(".;") + 1, "List", "java") == "duplicate_import"
+
+
 def test_gate_prior_and_file(tmp_path):
     g = Gate.load(None)
     good = Candidate("x", source="prefix", features={"mean_lp": -0.2, "end_lp": -0.1, "strength": 0.9})

@@ -211,6 +211,20 @@ def test_postprocess_keeps_a_closer_for_an_outer_block_and_drops_real_repeats():
     assert [c.text for c in opened] == ["      if (a > 1) {"]
 
 
+def test_postprocess_drops_an_import_the_file_has_and_counts_it():
+    """A retrieved import line the file already has is never shown (nor listed on Alt+\\); the reason is counted."""
+    from dgcomplete.types import Candidate
+
+    e = Engine(None)
+    text = "import java.util.List;\nimport java.util.Map;\nimport java.util.\n\nclass A {}\n"
+    off = text.index("java.util.\n") + len("java.util.")
+    plan = SpanPlan(SpanKind.LINE, 1, 16)
+    drops: dict[str, int] = {}
+    keep = e._postprocess([Candidate("List;", source="prefix"), Candidate("Set;", source="diffusion")], text, off,
+                          plan, "java", None, drops)
+    assert [c.text for c in keep] == ["Set;"] and drops == {"duplicate_import": 1}
+
+
 def _recording(decode, seen: list[bool]):
     def wrapped(*a, **k):
         seen.append(k.get("sc_probs") is not None)

@@ -186,6 +186,42 @@ def empty_string_line(text: str, offset: int, cand: str, lang: str | None) -> bo
     return i < 0 or text[i] not in "([{,\\"
 
 
+# A whole import line per language (the one-line forms; Go's parenthesised block is a list of strings, not matched).
+_IMPORT_LINE = {
+    "python": re.compile(r"(import\s+[\w.]+(\s+as\s+\w+)?(\s*,\s*[\w.]+(\s+as\s+\w+)?)*"
+                         r"|from\s+[\w.]+\s+import\s+[\w*][\w\s,*]*)"),
+    "javascript": re.compile(r"import\s+.*\sfrom\s*(['\"]).*\1\s*;?|import\s*(['\"]).*\2\s*;?"),
+    "java": re.compile(r"import\s+(static\s+)?[\w.]+(\.\*)?\s*;"),
+    "go": re.compile(r"import\s+(\w+\s+)?\"[^\"]+\""),
+    "rust": re.compile(r"(pub(\([\w:]+\))?\s+)?use\s+[^;]+;"),
+    "c": re.compile(r"#\s*include\s*[<\"][^>\"]+[>\"]"),
+}
+_IMPORT_LINE |= {"typescript": _IMPORT_LINE["javascript"], "tsx": _IMPORT_LINE["javascript"],
+                 "cpp": _IMPORT_LINE["c"]}
+
+
+def duplicate_import(text: str, offset: int, cand: str, lang: str | None) -> bool:
+    """Accepting the candidate would make the line an import the file already has, word for word.
+
+    Never what the user is typing: redundant at best, an error in Go (``redeclared``) and Rust (E0252). Such
+    suggestions come from retrieval, which offers the file's own lines, and from the model copying the block
+    above. Only the one-line import forms of each language are checked, on the whole line the edit would leave,
+    against lines at column 0 (the file's top level): an indented one is scoped (Python's ``if TYPE_CHECKING:``
+    block, a Rust ``use`` inside a function), and importing the same again elsewhere is legitimate.
+    """
+    pattern = _IMPORT_LINE.get(lang or "")
+    if pattern is None:
+        return False
+    ls = text.rfind("\n", 0, offset) + 1
+    le = text.find("\n", offset)
+    le = len(text) if le < 0 else le
+    line = (text[ls:offset] + cand.split("\n", 1)[0] + text[offset:le]).strip()
+    if not pattern.fullmatch(line):
+        return False
+    same = re.compile(rf"^{re.escape(line)}[ \t]*$", re.M)
+    return bool(same.search(text, 0, ls) or same.search(text, le + 1))
+
+
 def sound(text: str, offset: int, cand: str, lang: str | None) -> str:
     """Empty when the candidate may be shown; otherwise the reason it may not."""
     if glues(text, offset, cand):
@@ -194,6 +230,8 @@ def sound(text: str, offset: int, cand: str, lang: str | None) -> str:
         return "empty_comment"
     if empty_string_line(text, offset, cand, lang):
         return "empty_string"
+    if duplicate_import(text, offset, cand, lang):
+        return "duplicate_import"
     if lang == "python" and not python_sound(text, offset, cand):
         return "python_parser"
     return ""
