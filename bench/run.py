@@ -99,19 +99,30 @@ def part_quality(model: Path, args: argparse.Namespace, log: Any) -> dict[str, A
 
 
 def part_context(model: Path, args: argparse.Namespace, log: Any) -> dict[str, Any]:
-    """Suggestions on real code from packages outside the corpus, through the daemon (bench.context, test
-    split, default settings); its own report is kept as ``context_test.json``."""
+    """Suggestions on real code from packages outside the corpus, through the daemon (bench.context, default
+    settings): the test split (Python, JS/TS), kept as ``context_test.json``, and the test_langs split (Go, Rust,
+    C, Java), kept as ``context_test_langs.json``."""
     from .context import main as context_main
 
     res_dir = Path(args.out) if args.out else RESULTS
-    argv = ["--split", "test", "--out", str(res_dir / "context_test.json"), "--model", str(model)]
-    if args.quick:
-        argv += ["--n", "8"]
-    if args.threads:
-        argv += ["--threads", str(args.threads)]
-    res = context_main(argv)
-    log(f"  context: exact {res['all']['exact']} shown {res['all']['shown']} precision {res['all']['precision']}")
-    return {"all": res["all"], "n": res["n"], "split": res["split"]}
+    out: dict[str, Any] = {}
+    for split, key in (("test", ""), ("test_langs", "langs")):
+        argv = ["--split", split, "--out", str(res_dir / f"context_{split}.json"), "--model", str(model)]
+        if args.quick:
+            argv += ["--n", "8"]
+        if args.threads:
+            argv += ["--threads", str(args.threads)]
+        res = context_main(argv)
+        a = res["all"]
+        log(f"  context ({split}): exact {a['exact']} shown {a['shown']} precision {a['precision']}")
+        part = {"all": a, "n": res["n"], "split": res["split"]}
+        if key:
+            fams = (res["variants"].get("default") or {}).get("by_family") or {}
+            out[key] = {**part, "by_family": {f: {k: v.get(k) for k in ("n", "exact", "shown", "precision")}
+                                              for f, v in fams.items()}}
+        else:
+            out.update(part)
+    return out
 
 
 def part_syntax(model: Path, args: argparse.Namespace, log: Any) -> dict[str, Any]:
@@ -210,6 +221,9 @@ def flatten(results: dict[str, Any], args: argparse.Namespace, model: dict[str, 
         "daemon_startup_s": lat.get("startup_s"),
         "context": {k: ((results.get("context") or {}).get("all") or {}).get(k)
                     for k in ("n", "exact", "shown", "precision", "parse_rate", "length_ratio", "latency_ms")},
+        "context_langs": {**{k: ((((results.get("context") or {}).get("langs") or {}).get("all")) or {}).get(k)
+                             for k in ("n", "exact", "shown", "precision", "parse_rate", "length_ratio")},
+                          "by_family": ((results.get("context") or {}).get("langs") or {}).get("by_family")},
         "humaneval_single_line_pass1": (he1.get("pass1") or {}).get("ours"),
         "humaneval_multi_line_pass1": (hem.get("pass1") or {}).get("ours"),
         "santacoder_py_em": ((q.get("santacoder_py") or {}).get("exact_match") or {}).get("ours"),
@@ -291,6 +305,14 @@ def summary_md(flat: dict[str, Any], results: dict[str, Any]) -> str:
               f"{_fmt(c.get('shown'))}, precision of shown {_fmt(c.get('precision'))}, shown that keep the file "
               f"parsing {_fmt(c.get('parse_rate'))}, shown/expected tokens (median) {_fmt(c.get('length_ratio'))}, "
               f"latency p50 {_fmt(lat_c.get('p50'))} / p95 {_fmt(lat_c.get('p95'))} ms (context_test.json)"]
+    cl = flat.get("context_langs") or {}
+    if cl.get("n"):
+        fams = ", ".join(f"{f} {_fmt(v.get('exact'))} / {_fmt(v.get('precision'))}"
+                         for f, v in sorted((cl.get("by_family") or {}).items()))
+        L += [f"- Go, Rust, C and Java (test_langs split), {cl['n']} requests: exact **{_fmt(cl.get('exact'))}**, "
+              f"shown {_fmt(cl.get('shown'))}, precision {_fmt(cl.get('precision'))}, parse "
+              f"{_fmt(cl.get('parse_rate'))}, length {_fmt(cl.get('length_ratio'))}; exact / precision by language: "
+              f"{fams} (context_test_langs.json)"]
     fs, th, rss = flat["file_scale"], flat["threads"], flat["rss_mb"]
     L += ["", "## Scale, threads, memory", "",
           f"- File size: p50 {_fmt((fs.get('small') or {}).get('p50'))} ms on {fs.get('small_lines')} lines vs "
