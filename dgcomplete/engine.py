@@ -563,9 +563,9 @@ class Engine:
         """A candidate's text -> (its text cut to the plan at syntax boundaries, why it is dropped or "").
 
         Dropped: empty, only repeating the suffix, new syntax errors, or unsound by the language's strict check
-        (:func:`syntax.strict.sound`: glued identifiers, a line that says nothing, an import the file has, Python's
-        own parser). The model thread runs it on its copy of the tree before scoring (what will not be shown is
-        not scored); post-processing runs it again.
+        (:func:`syntax.strict.sound`: glued identifiers, a line that says nothing, an import the file has, a line
+        of modifiers only, Python's own parser). The model thread runs it on its copy of the tree before scoring
+        (what will not be shown is not scored); post-processing runs it again.
         """
         suffix = text[offset:]
         next_line = suffix.split("\n", 2)[1] if suffix.startswith("\n") and suffix.count("\n") >= 1 else ""
@@ -588,8 +588,9 @@ class Engine:
         """Cut to the plan at syntax boundaries, drop unsound or redundant candidates, rank by the gate.
 
         ``drops`` counts why candidates were dropped (empty, duplicate, repeats_suffix, syntax, glues,
-        empty_comment, empty_string, duplicate_import, python_parser) for the stats. ``vetted``: the model thread already ran these
-        checks on the same text (the local backend), so they are not run twice per keystroke.
+        empty_comment, empty_string, duplicate_import, dangling_modifiers, python_parser) for the stats.
+        ``vetted``: the model thread already ran these checks on the same text (the local backend), so they are
+        not run twice per keystroke.
         """
         drops = {} if drops is None else drops
         kept: list[Candidate] = []

@@ -199,6 +199,26 @@ def test_an_import_the_file_has_is_not_suggested():
     assert sound(mid, mid.index(".;") + 1, "List", "java") == "duplicate_import"
 
 
+def test_a_line_of_modifiers_only_is_not_suggested():
+    """`public`, `public static`, `pub`, `const` alone, or a stutter (`private static final final`): a declaration
+    stopped early, which no style breaks across lines; a whole declaration, and C's GNU/Allman heads, are kept."""
+    java = "class A {\n    \n}\n"
+    off = java.index("    \n") + 4
+    for cand in ("public", "public static", "private static final final", "final"):
+        assert sound(java, off, cand, "java") == "dangling_modifiers", cand
+    for cand in ("public static void main(String[] args) {", "static final int X = 1;", "default:", "return x;"):
+        assert sound(java, off, cand, "java") == "", cand
+    blank = "x\n\n"
+    assert sound(blank, 2, "pub", "rust") == sound(blank, 2, "const", "typescript") == "dangling_modifiers"
+    assert sound(blank, 2, "static", "c") == sound(blank, 2, "func", "go") == "dangling_modifiers"
+    assert sound(blank, 2, "pub fn f() {", "rust") == sound(blank, 2, "const x = 1", "typescript") == ""
+    assert sound(blank, 2, "typedef struct", "c") == sound(blank, 2, "static unsigned", "c") == ""
+    assert sound(blank, 2, "return", "python") == ""  # a whole statement there
+    # what is already typed counts: `public` typed, `static` suggested
+    typed = "class A {\n    public \n}\n"
+    assert sound(typed, typed.index("public ") + 7, "static", "java") == "dangling_modifiers"
+
+
 def test_gate_prior_and_file(tmp_path):
     g = Gate.load(None)
     good = Candidate("x", source="prefix", features={"mean_lp": -0.2, "end_lp": -0.1, "strength": 0.9})

@@ -222,6 +222,39 @@ def duplicate_import(text: str, offset: int, cand: str, lang: str | None) -> boo
     return bool(same.search(text, 0, ls) or same.search(text, le + 1))
 
 
+# Words that only modify the declaration after them on the same line (types and struct/enum heads left out:
+# GNU-style C puts ``static unsigned`` above the function name, Allman style ``typedef struct`` above its brace).
+_MODIFIERS: dict[str, frozenset[str]] = {
+    "java": frozenset("public private protected static final abstract synchronized native transient volatile "
+                      "strictfp default sealed class interface enum".split()),
+    "javascript": frozenset("export default async const let var function public private protected static "
+                            "readonly abstract declare override class".split()),
+    "go": frozenset("func var const type".split()),
+    "rust": frozenset("pub const static unsafe async extern mut let fn".split()),
+    "c": frozenset("static extern inline const volatile register restrict".split()),
+}
+_MODIFIERS |= {"typescript": _MODIFIERS["javascript"], "tsx": _MODIFIERS["javascript"], "cpp": _MODIFIERS["c"]}
+
+
+def dangling_modifiers(text: str, offset: int, cand: str, lang: str | None) -> bool:
+    """Accepting the candidate would leave a line of modifiers only (``public``, ``public static``, ``pub``,
+    ``const``), or one that repeats a modifier (``private static final final``): a declaration the model stopped
+    early or stuttered, never a line anyone writes (no style breaks a line after its modifiers)."""
+    mods = _MODIFIERS.get(lang or "")
+    if mods is None:
+        return False
+    ls = text.rfind("\n", 0, offset) + 1
+    le = text.find("\n", offset)
+    le = len(text) if le < 0 else le
+    words = (text[ls:offset] + cand.split("\n", 1)[0] + text[offset:le]).split()
+    lead = []
+    for w in words:
+        if w not in mods:
+            break
+        lead.append(w)
+    return bool(lead) and (len(lead) == len(words) or len(set(lead)) < len(lead))
+
+
 def sound(text: str, offset: int, cand: str, lang: str | None) -> str:
     """Empty when the candidate may be shown; otherwise the reason it may not."""
     if glues(text, offset, cand):
@@ -232,6 +265,8 @@ def sound(text: str, offset: int, cand: str, lang: str | None) -> str:
         return "empty_string"
     if duplicate_import(text, offset, cand, lang):
         return "duplicate_import"
+    if dangling_modifiers(text, offset, cand, lang):
+        return "dangling_modifiers"
     if lang == "python" and not python_sound(text, offset, cand):
         return "python_parser"
     return ""
