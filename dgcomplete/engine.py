@@ -564,8 +564,9 @@ class Engine:
 
         Dropped: empty, only repeating the suffix, new syntax errors, or unsound by the language's strict check
         (:func:`syntax.strict.sound`: glued identifiers, a line that says nothing, an import the file has, a line
-        of modifiers only, Python's own parser). The model thread runs it on its copy of the tree before scoring
-        (what will not be shown is not scored); post-processing runs it again.
+        of modifiers only, a return that does not fit the function, Python's own parser). The model thread runs it
+        on its copy of the tree before scoring (what will not be shown is not scored); post-processing runs it
+        again.
         """
         suffix = text[offset:]
         next_line = suffix.split("\n", 2)[1] if suffix.startswith("\n") and suffix.count("\n") >= 1 else ""
@@ -579,7 +580,7 @@ class Engine:
                 return t, "repeats_suffix"  # the next line, or only what the suffix already has
             if not syntax.is_valid(text, offset, offset, t, lang, tree):
                 return t, "syntax"
-            return t, sound(text, offset, t, lang)
+            return t, sound(text, offset, t, lang, tree)
 
         return vet
 
@@ -588,9 +589,9 @@ class Engine:
         """Cut to the plan at syntax boundaries, drop unsound or redundant candidates, rank by the gate.
 
         ``drops`` counts why candidates were dropped (empty, duplicate, repeats_suffix, syntax, glues,
-        empty_comment, empty_string, duplicate_import, dangling_modifiers, python_parser) for the stats.
-        ``vetted``: the model thread already ran these checks on the same text (the local backend), so they are
-        not run twice per keystroke.
+        empty_comment, empty_string, duplicate_import, dangling_modifiers, return_mismatch, python_parser) for the
+        stats. ``vetted``: the model thread already ran these checks on the same text (the local backend), so they
+        are not run twice per keystroke.
         """
         drops = {} if drops is None else drops
         kept: list[Candidate] = []

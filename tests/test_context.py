@@ -219,6 +219,42 @@ def test_a_line_of_modifiers_only_is_not_suggested():
     assert sound(typed, typed.index("public ") + 7, "static", "java") == "dangling_modifiers"
 
 
+def _at(src: str, lang: str, cand: str) -> str:
+    """sound() at the ``@`` of ``src``, with the document's tree as the engine passes it."""
+    from dgcomplete.syntax.document import parse
+
+    off = src.index("@")
+    text = src.replace("@", "", 1)
+    return sound(text, off, cand, lang, parse(text, lang))
+
+
+def test_a_return_that_does_not_fit_the_function_is_not_suggested():
+    """Retrieval copies `return nil, err` into functions with other results and the model guesses `return;`:
+    a return the enclosing function cannot compile is dropped (Go, Java, C); what fits, or cannot be told, stays."""
+    go = "package x\n\nfunc f(a int) (bool, error) {\n\tif a > 0 {\n\t\t@\n\t}\n\treturn true, nil\n}\n"
+    for cand in ("return true", "return"):
+        assert _at(go, "go", cand) == "return_mismatch", cand
+    for cand in ("return true, nil", "return g()", "return nil, err", "x := 1"):  # one call may give both
+        assert _at(go, "go", cand) == "", cand
+    main = "package x\n\nfunc main() {\n\tif err != nil {\n\t\t@\n\t}\n}\n"
+    assert _at(main, "go", "return nil, err") == "return_mismatch" and _at(main, "go", "return") == ""
+    named = "package x\n\nfunc p(s string) (head, tail string) {\n\t@\n}\n"
+    assert _at(named, "go", "return") == "" and _at(named, "go", "return s") == "return_mismatch"
+    closure = "package x\n\nfunc p() error {\n\tf := func() {\n\t\t@\n\t}\n\treturn nil\n}\n"
+    assert _at(closure, "go", "return nil") == "return_mismatch"  # the literal around the cursor counts
+    assert _at("package x\n\nfunc main() {\n\tret@\n}\n", "go", "urn 1") == "return_mismatch"  # typed part too
+    java = "class A {\n  A(int x) {\n    @\n  }\n  long g() {\n    return 1;\n  }\n}\n"
+    assert _at(java, "java", "return x;") == "return_mismatch" and _at(java, "java", "return;") == ""
+    assert _at("class A {\n  long g() {\n    @\n  }\n}\n", "java", "return;") == "return_mismatch"
+    lam = "class A {\n  void g() {\n    Runnable r = () -> {\n      @\n    };\n  }\n}\n"
+    assert _at(lam, "java", "return 1;") == ""  # a lambda's type is not in the tree
+    c = "void f(int a)\n{\n  if (a) {\n    @\n  }\n}\n"
+    assert _at(c, "c", "return 1;") == "return_mismatch" and _at(c, "c", "return;") == ""
+    assert _at("void *g(int a)\n{\n  @\n}\n", "c", "return;") == "return_mismatch"  # a pointer is a value
+    assert _at("void *g(int a)\n{\n  @\n}\n", "c", "return NULL;") == ""
+    assert _at("def f():\n    @\n", "python", "return 1") == ""  # no static signature to hold it to
+
+
 def test_gate_prior_and_file(tmp_path):
     g = Gate.load(None)
     good = Candidate("x", source="prefix", features={"mean_lp": -0.2, "end_lp": -0.1, "strength": 0.9})

@@ -225,6 +225,21 @@ def test_postprocess_drops_an_import_the_file_has_and_counts_it():
     assert [c.text for c in keep] == ["Set;"] and drops == {"duplicate_import": 1}
 
 
+def test_postprocess_gives_the_checks_the_tree_a_return_is_held_to():
+    """The vetter hands the document's tree to the soundness checks: a Go return with the wrong number of values
+    for the function around the cursor is dropped and counted; the one that fits is kept."""
+    from dgcomplete.syntax.document import parse
+    from dgcomplete.types import Candidate
+
+    e = Engine(None)
+    text = "package x\n\nfunc f(a int) (bool, error) {\n\tif a > 0 {\n\t\t\n\t}\n\treturn true, nil\n}\n"
+    off = text.index("\t\t\n") + 2
+    drops: dict[str, int] = {}
+    keep = e._postprocess([Candidate("return true", source="successor"), Candidate("return false, nil")], text, off,
+                          SpanPlan(SpanKind.LINE, 1, 16), "go", parse(text, "go"), drops)
+    assert [c.text for c in keep] == ["return false, nil"] and drops == {"return_mismatch": 1}
+
+
 def _recording(decode, seen: list[bool]):
     def wrapped(*a, **k):
         seen.append(k.get("sc_probs") is not None)

@@ -13,6 +13,7 @@ from __future__ import annotations
 import ast
 import re
 import warnings
+from typing import Any
 
 from .languages import comment_openers
 
@@ -255,8 +256,100 @@ def dangling_modifiers(text: str, offset: int, cand: str, lang: str | None) -> b
     return bool(lead) and (len(lead) == len(words) or len(set(lead)) < len(lead))
 
 
-def sound(text: str, offset: int, cand: str, lang: str | None) -> str:
-    """Empty when the candidate may be shown; otherwise the reason it may not."""
+_RETURN = re.compile(r"return\b\s*(.*?)\s*;?\s*$")
+_FUNCTIONS = {"go": ("function_declaration", "method_declaration", "func_literal"),
+              "java": ("method_declaration", "constructor_declaration", "lambda_expression"),
+              "c": ("function_definition",)}
+_STOP_AT = ("class_body", "source_file", "program", "translation_unit")
+
+
+def _results(fn: Any, lang: str) -> tuple[int, bool] | None:
+    """(values the function returns, whether Go's results are named) of a function node; None: cannot tell."""
+    if lang == "go":
+        res = fn.child_by_field_name("result")
+        if res is None:
+            return 0, False
+        if res.type != "parameter_list":
+            return 1, False
+        decls = [c for c in res.named_children if c.type == "parameter_declaration"]
+        names = [sum(1 for i, _ in enumerate(d.children) if d.field_name_for_child(i) == "name") for d in decls]
+        return sum(max(1, n) for n in names), any(names)
+    if lang == "java":
+        if fn.type == "constructor_declaration":
+            return 0, False
+        if fn.type == "lambda_expression":
+            return None
+        typ = fn.child_by_field_name("type")
+        return (0 if typ is not None and typ.type == "void_type" else 1), False
+    typ, decl = fn.child_by_field_name("type"), fn.child_by_field_name("declarator")
+    if typ is None or decl is None:
+        return None
+    void = typ.type == "primitive_type" and typ.text == b"void" and decl.type == "function_declarator"
+    return (0 if void else 1), False
+
+
+def _values(expr: str, lang: str) -> int:
+    """How many values ``return <expr>`` gives: 0 without an expression; Go counts its top-level commas."""
+    if not expr:
+        return 0
+    if lang != "go":
+        return 1
+    depth, n, quote = 0, 1, ""
+    for ch in expr:
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'`":
+            quote = ch
+        elif ch in "([{":
+            depth += 1
+        elif ch in ")]}":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            n += 1
+    return n
+
+
+def return_mismatch(text: str, offset: int, cand: str, lang: str | None, tree: Any) -> bool:
+    """The candidate's line is a ``return`` that cannot compile in the function around the cursor: a value from a
+    Go function without results, a Java ``void`` method or constructor, or a C ``void`` function; no value where
+    one is due (a Go function without named results, a non-void Java method or C function); a Go value count
+    that differs from the results' (one call may stand for several: ``return f()``). Retrieval copies
+    ``return nil, err`` from other functions, and the model guesses ``return;`` in functions it cannot see whole.
+    Only when the document's tree shows the enclosing function (``tree``: the document's, before the edit)."""
+    if tree is None or lang not in _FUNCTIONS:
+        return False
+    ls = text.rfind("\n", 0, offset) + 1
+    le = text.find("\n", offset)
+    le = len(text) if le < 0 else le
+    line = (text[ls:offset] + cand.split("\n", 1)[0] + text[offset:le]).strip()
+    m = _RETURN.fullmatch(line)
+    if m is None:
+        return False
+    at = len(text[:ls].encode("utf-8"))
+    node = tree.root_node.descendant_for_byte_range(at, at)
+    while node is not None and node.type not in _FUNCTIONS[lang]:
+        if node.type in _STOP_AT or node.type == "ERROR":
+            return False
+        node = node.parent
+    if node is None or node.start_byte >= at:
+        return False
+    res = _results(node, lang)
+    if res is None:
+        return False
+    want, named = res
+    got = _values(m.group(1).split("//", 1)[0].strip(), lang)
+    if got == 0:
+        return want > 0 and not named
+    if want == 0:
+        return True
+    if lang == "go" and got != want:
+        return not (got == 1 and m.group(1).rstrip().endswith(")"))
+    return False
+
+
+def sound(text: str, offset: int, cand: str, lang: str | None, tree: Any = None) -> str:
+    """Empty when the candidate may be shown; otherwise the reason it may not. ``tree``: the document's
+    tree-sitter tree before the edit, for the checks that look at the code around the cursor."""
     if glues(text, offset, cand):
         return "glues"
     if empty_comment(cand, lang):
@@ -267,6 +360,8 @@ def sound(text: str, offset: int, cand: str, lang: str | None) -> str:
         return "duplicate_import"
     if dangling_modifiers(text, offset, cand, lang):
         return "dangling_modifiers"
+    if return_mismatch(text, offset, cand, lang, tree):
+        return "return_mismatch"
     if lang == "python" and not python_sound(text, offset, cand):
         return "python_parser"
     return ""
