@@ -187,6 +187,15 @@ def empty_string_line(text: str, offset: int, cand: str, lang: str | None) -> bo
     return i < 0 or text[i] not in "([{,\\"
 
 
+def edited_line(text: str, offset: int, cand: str) -> tuple[int, int, str]:
+    """(start, end, stripped text) of the cursor's line as accepting the candidate's first line would leave it:
+    what is typed before the cursor, the candidate, and the rest of the line after it."""
+    ls = text.rfind("\n", 0, offset) + 1
+    le = text.find("\n", offset)
+    le = len(text) if le < 0 else le
+    return ls, le, (text[ls:offset] + cand.split("\n", 1)[0] + text[offset:le]).strip()
+
+
 # A whole import line per language (the one-line forms; Go's parenthesised block is a list of strings, not matched).
 _IMPORT_LINE = {
     "python": re.compile(r"(import\s+[\w.]+(\s+as\s+\w+)?(\s*,\s*[\w.]+(\s+as\s+\w+)?)*"
@@ -213,10 +222,7 @@ def duplicate_import(text: str, offset: int, cand: str, lang: str | None) -> boo
     pattern = _IMPORT_LINE.get(lang or "")
     if pattern is None:
         return False
-    ls = text.rfind("\n", 0, offset) + 1
-    le = text.find("\n", offset)
-    le = len(text) if le < 0 else le
-    line = (text[ls:offset] + cand.split("\n", 1)[0] + text[offset:le]).strip()
+    ls, le, line = edited_line(text, offset, cand)
     if not pattern.fullmatch(line):
         return False
     same = re.compile(rf"^{re.escape(line)}[ \t]*$", re.M)
@@ -244,10 +250,7 @@ def dangling_modifiers(text: str, offset: int, cand: str, lang: str | None) -> b
     mods = _MODIFIERS.get(lang or "")
     if mods is None:
         return False
-    ls = text.rfind("\n", 0, offset) + 1
-    le = text.find("\n", offset)
-    le = len(text) if le < 0 else le
-    words = (text[ls:offset] + cand.split("\n", 1)[0] + text[offset:le]).split()
+    words = edited_line(text, offset, cand)[2].split()
     lead = []
     for w in words:
         if w not in mods:
@@ -318,10 +321,7 @@ def return_mismatch(text: str, offset: int, cand: str, lang: str | None, tree: A
     Only when the document's tree shows the enclosing function (``tree``: the document's, before the edit)."""
     if tree is None or lang not in _FUNCTIONS:
         return False
-    ls = text.rfind("\n", 0, offset) + 1
-    le = text.find("\n", offset)
-    le = len(text) if le < 0 else le
-    line = (text[ls:offset] + cand.split("\n", 1)[0] + text[offset:le]).strip()
+    ls, _, line = edited_line(text, offset, cand)
     m = _RETURN.fullmatch(line)
     if m is None:
         return False
