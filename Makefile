@@ -5,8 +5,10 @@ PIP    := $(PY) -m pip
 STAMP  := $(VENV)/.installed-$(shell cat pyproject.toml | cksum | cut -d' ' -f1)
 HOST   ?= 127.0.0.1
 PORT   ?= 2087
+# the GPU run's vocabulary: the shipped model's, so what it returns is compared and shipped like for like
+GPU_TOKENIZER ?= dgcomplete/models/dg-code-tiny/tokenizer.json
 
-.PHONY: setup serve test test-slow test-editors lint bench reliability train train-continue gpu-bundle gpu-reference candidate corpus corpus-large tokenizer clean vsix
+.PHONY: setup serve test test-slow test-editors lint bench reliability train train-continue gpu-bundle gpu-reference gpu-prep candidate corpus corpus-large tokenizer clean vsix
 
 $(STAMP): pyproject.toml
 	@test -x $(PY) || python3 -m venv $(VENV)
@@ -47,7 +49,7 @@ corpus: setup
 
 # tier 3, the large corpus (>= 1.2 GB: tier 2 plus dgcomplete/train/corpus_tier3.py, larger per-language caps);
 # writes data/corpus_large and its manifest dgcomplete/train/corpus_manifest_large.json (the shipped model's
-# corpus_manifest.json is left alone). C and Java need a deb-src line for bookworm in the apt sources.
+# corpus_manifest.json is left alone). C and Java come from Debian source packages through a private deb-src index.
 corpus-large: setup
 	nice -n 19 $(PY) -m dgcomplete.train.corpus --tier 3 --out data/corpus_large --cache data/cache
 
@@ -77,7 +79,7 @@ train-continue: setup
 # the corpus as xz shards (one per device call) + tokenizer + gpu/run.sh (start / feed / finish) + gpu/README
 # (the exact device calls) for the one training run on a lent GPU machine (dgcomplete/train/bundle.py)
 gpu-bundle: setup
-	$(PY) -m dgcomplete.train.bundle --corpus data/corpus --tokenizer data/tokenizer.json --out gpu
+	$(PY) -m dgcomplete.train.bundle --corpus data/corpus --tokenizer $(GPU_TOKENIZER) --out gpu
 
 ## Issue #19's reference on a lent GPU: the transformers wheel this venv has (the device image's lacks
 ## DiffusionGemma) into gpu/whl, for the optional real_shape call the rewritten gpu/README lists
@@ -86,6 +88,11 @@ gpu-reference: setup
 		--platform manylinux_2_28_x86_64 --platform manylinux2014_x86_64 -d gpu/whl \
 		transformers==$$($(PY) -c 'import transformers; print(transformers.__version__)')
 	$(PY) -m dgcomplete.train.bundle --out gpu --scripts-only
+
+## Everything a session that is lent a GPU needs, from a fresh clone (nothing under gpu/ or data/ survives a
+## session): the tier-2 corpus (about 8 minutes here from an empty cache), its shards (3 minutes) and the
+## reference wheel; then the calls gpu/README lists. Run it before the first device call: the lease is not counting yet
+gpu-prep: corpus gpu-bundle gpu-reference
 
 ## A checkpoint a lent GPU returned (bundle --unpack) as a ship candidate: CKPT=runs/gpu/A writes runs/gpu/A-cand with
 ## the shipped decoding settings, fits its gate on the held-out dev split and measures HumanEval single-line; copy it

@@ -265,8 +265,9 @@ def check_clean(packages: tuple[Package, ...] = PACKAGES) -> None:
 def fetch(p: Package, cache: Path = CACHE) -> bytes:
     """The package archive (pip download / npm pack / apt-get into the cache), checked against its pinned sha256.
 
-    A source package is fetched with ``apt-get source --download-only`` (needs a ``deb-src`` line for
-    bookworm); only its upstream tarball is used, so a missing Debian tarball does not matter."""
+    A source package is fetched with ``apt-get source --download-only`` against a private bookworm ``deb-src``
+    index in the cache (:func:`dgcomplete.train.corpus.apt_source_options`); only its upstream tarball is used,
+    so a missing Debian tarball does not matter."""
     path = cache / p.archive
     if not path.exists():
         cache.mkdir(parents=True, exist_ok=True)
@@ -279,7 +280,10 @@ def fetch(p: Package, cache: Path = CACHE) -> bytes:
         elif p.registry == "debian":
             cmd = ["apt-get", "download", "-q", f"{p.name}={p.version}"]
         else:
-            cmd, check = ["apt-get", "source", "--download-only", "-q", p.archive.split("_", 1)[0]], False
+            from dgcomplete.train.corpus import apt_source_options
+
+            cmd, check = ["apt-get", *apt_source_options(cache), "source", "--download-only", "-q",
+                          p.archive.split("_", 1)[0]], False
         subprocess.run(cmd, check=check, timeout=300, cwd=cache, stdout=subprocess.DEVNULL)
         if not path.exists():
             raise SystemExit(f"bench.heldout: {p.source}: {p.archive} could not be fetched")

@@ -10,7 +10,10 @@ Sources, all text-only and bounded:
 
 * ``successor`` — lines that followed a line equal to the one above the cursor (any indexed document);
 * ``shape`` — the same, for a line of the same shape (identifiers, numbers and strings abstracted);
-* ``prefix`` — lines near the cursor (or in other open documents) that start with what is typed on the line.
+* ``prefix`` — lines near the cursor (or in other open documents) that start with what is typed on the line;
+* ``match`` — what followed, to the end of its line, the longest earlier (or later) occurrence of the end of what
+  is typed (`fa` after `if (ch === '_') return ` goes on as `lse;` where the file wrote that before): the
+  prefix source needs the whole typed line to start a line, this one only its last characters.
 
 (The previous line at the cursor's indentation, as a draft for the model to edit, was tried and dropped: in a
 first 300-case dev run none of its 74 candidates was right; that run's output was not kept, and the draft edit
@@ -33,6 +36,10 @@ MAX_DOC_LINES = 50_000  # documents with more lines are not indexed (the local s
 MAX_TOTAL_LINES = 200_000  # across documents; the least recently used ones leave the index first
 MAX_BUCKET = 512  # distinct lines kept per key: bounds memory and the time of one lookup
 LOCAL_ABOVE, LOCAL_BELOW = 300, 100  # lines around the cursor scanned directly for ``prefix`` drafts
+# ``match``: key lengths tried, longest first (the typed text's last characters); occurrences read per key and
+# document, so that a common key in a big file costs a bounded number of C-level searches
+MATCH_KEYS = (64, 40, 24, 14, 8)  # the whole typed text first when shorter than 64
+MATCH_SCAN = 64
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # as the documents (and LSP) count lines
 _HEAD = re.compile(r"[A-Za-z_$][\w$]*|\S")
 _SHAPE = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|`[^`]*`|\b\d[\w.]*|[A-Za-z_$][\w$]*")
@@ -84,12 +91,19 @@ def _key(line: str) -> str:
 class _Doc:
     """One document's lines and what they contribute to its maps."""
 
-    __slots__ = ("lang", "lines", "maps")
+    __slots__ = ("_text", "lang", "lines", "maps")
 
     def __init__(self, lang: str | None, lines: list[str]) -> None:
         self.lang = lang
         self.lines = lines
         self.maps = _Maps()
+        self._text: str | None = None
+
+    def text(self) -> str:
+        """The lines joined (built when first searched, dropped when they change)."""
+        if self._text is None:
+            self._text = "\n".join(self.lines)
+        return self._text
 
     def next_key(self, i: int) -> str:
         """The line after line ``i`` (skipping one blank line)."""
@@ -184,6 +198,7 @@ class ContextIndex:
         for i in range(lo, old_last + 1):
             maps.contribute(doc, i, -1)
         doc.lines[first : old_last + 1] = new_lines
+        doc._text = None
         self.total += len(new_lines) - (old_last + 1 - first)
         for i in range(lo, min(len(doc.lines), first + len(new_lines))):
             maps.contribute(doc, i, +1)
@@ -196,11 +211,12 @@ class ContextIndex:
 
     # ---- drafts ---------------------------------------------------------------------------------------------
     def drafts(self, uri: str, lang: str | None, text: str, offset: int, *, limit: int = 3,
-               document: bool = True, workspace: bool = True) -> list[Draft]:
+               document: bool = True, workspace: bool = True, match: bool = False) -> list[Draft]:
         """Up to ``limit`` distinct drafts for the cursor at ``offset`` of ``text``, best first.
 
         ``document``: drafts from the cursor's own document; ``workspace``: from other open documents of
-        ``lang`` (at most MAX_DOCS_QUERIED of them).
+        ``lang`` (at most MAX_DOCS_QUERIED of them); ``match``: the ``match`` source too (the engine asks for it
+        on Invoked requests).
         """
         ls = text.rfind("\n", 0, offset) + 1
         line_prefix = text[ls:offset]
@@ -213,9 +229,8 @@ class ContextIndex:
         sources: list[tuple[_Maps, bool]] = []
         if document and uri in self.docs:
             sources.append((self.docs[uri].maps, True))
-        if workspace:
-            others = [d for u, d in reversed(self.docs.items()) if u != uri and d.lang == lang]
-            sources += [(d.maps, False) for d in others[: self.MAX_DOCS_QUERIED]]
+        others = [d for u, d in reversed(self.docs.items()) if u != uri and d.lang == lang] if workspace else []
+        sources += [(d.maps, False) for d in others[: self.MAX_DOCS_QUERIED]]
         out: dict[str, Draft] = {}
         # a comment copied from elsewhere is not what the user is about to write where code goes: comment lines
         # are drafts only once a comment (or its marker's first character) is typed
@@ -243,7 +258,9 @@ class ContextIndex:
                     for full, n in nexts.most_common(8):
                         add(full, source, weight * (1.0 if here else 0.8) * n / total, here)
         if typed:
-            cur_line = text[ls : text.find("\n", offset) if "\n" in text[offset:] else len(text)].strip()
+            cur_end = text.find("\n", offset)
+            cur_end = len(text) if cur_end < 0 else cur_end
+            cur_line = text[ls:cur_end].strip()
             if document:
                 # lines near the cursor that start with what is typed: the nearest at the same indentation first
                 below = text[offset : offset + 8000].split("\n")[1 : LOCAL_BELOW + 1]
@@ -253,6 +270,12 @@ class ContextIndex:
                     if k and k != cur_line and len(k) >= 4:
                         same = x[: len(x) - len(x.lstrip())] == indent
                         add(k, "prefix", (0.9 if same else 0.7) / (1 + d / 50), True)
+            if match and (document or workspace):
+                hays = [(text, (ls, cur_end), True)] if document else []
+                if workspace:
+                    hays += [(d.text(), None, False) for d in others[: self.MAX_DOCS_QUERIED]]
+                for rank, (cont, n, here) in enumerate(_match_continuations(typed, hays, offset)):
+                    add(typed + cont, "match", (0.8 if here else 0.6) * n / (rank + 1), here)
             m = _HEAD.match(typed)
             head = m.group(0) if m else ""
             for maps, here in sources:
@@ -265,3 +288,46 @@ class ContextIndex:
                         add(full, "prefix", 0.3 * min(1.0, n / 3), False)
         ranked = sorted(out.values(), key=lambda d: -d.strength)
         return ranked[:limit]
+
+
+def _match_continuations(typed: str, hays: list[tuple[str, tuple[int, int] | None, bool]], offset: int,
+                         limit: int = 2) -> list[tuple[str, float, bool]]:
+    """Rests of lines that followed the longest key (the last characters of ``typed``) found in ``hays``.
+
+    ``hays``: (text, the span to skip (the cursor's own line) or None, whether it is the cursor's document).
+    Keys are tried longest first (MATCH_KEYS, at most the typed text); the first length with an occurrence
+    followed by something on its line decides. Returns (continuation, strength 0..1, here), the most
+    frequent first, then the nearest to ``offset``: strength is the key's share of a 24-character match."""
+    if len(typed) < MATCH_KEYS[-1]:
+        return []
+    for size in [min(len(typed), MATCH_KEYS[0]), *(k for k in MATCH_KEYS if k < len(typed))]:
+        key = typed[-size:]
+        if not any(ch.isalnum() or ch == "_" for ch in key):
+            return []
+        found: dict[str, list[float]] = {}  # continuation -> [count, nearest distance, here]
+        for hay, skip, here in hays:
+            start, seen = 0, 0
+            while seen < MATCH_SCAN:
+                i = hay.find(key, start)
+                if i < 0:
+                    break
+                start = i + 1
+                seen += 1
+                if skip is not None and skip[0] <= i <= skip[1]:
+                    continue
+                j = i + len(key)
+                e = hay.find("\n", j)
+                cont = hay[j : len(hay) if e < 0 else e].rstrip()
+                if not cont.strip() or len(cont) > MAX_LINE_CHARS:
+                    continue
+                dist = abs(i - offset) if here else 1e9
+                f = found.setdefault(cont, [0.0, dist, float(here)])
+                f[0] += 1
+                f[1] = min(f[1], dist)
+                f[2] = max(f[2], float(here))
+        if found:
+            ranked = sorted(found.items(), key=lambda kv: (-kv[1][0], kv[1][1]))[:limit]
+            total = sum(v[0] for v in found.values())
+            share = min(1.0, len(key) / 24)
+            return [(c, share * v[0] / total, bool(v[2])) for c, v in ranked]
+    return []

@@ -343,7 +343,7 @@ class Engine:
         t_plan = time.perf_counter()
         if plan.kind == SpanKind.NONE:
             return Completion([], offset, offset, version, plan, {"plan": plan.kind.value}, reason=plan.reason)
-        drafts = self._drafts(s, text, offset)
+        drafts = self._drafts(s, text, offset, invoked=n > 1)
         # the local model's alternatives are the file's drafts when it has some: its extra (Gumbel-sampled)
         # rows lost the top item to them on the dev split and added no right answer
         # (bench/results/invoked_rows_ab.json); a remote backend is asked for n
@@ -407,14 +407,17 @@ class Engine:
         start = offset - len(str(stats.get("healed", "")))
         return Completion(items, start, offset, version, plan, stats, reason)
 
-    def _drafts(self, s: Session, text: str, offset: int) -> list[Candidate]:
-        """Retrieved lines for the model to score beside its samples (the enabled sources only)."""
+    def _drafts(self, s: Session, text: str, offset: int, invoked: bool = False) -> list[Candidate]:
+        """Retrieved lines for the model to score beside its samples (the enabled sources only).
+
+        ``match`` drafts only when Invoked: they add right items there, but as you type the gate refitted with
+        them showed no more right suggestions on the dev splits and fewer on test (bench/results/match_source_ab.json)."""
         sources = self.settings.context_sources or CONTEXT_SOURCES
         if self.local is None:
             return []
         self.context.touch(s.uri)
         found = self.context.drafts(s.uri, s.lang, text, offset, limit=3, document="document" in sources,
-                                    workspace="workspace" in sources)
+                                    workspace="workspace" in sources, match=invoked)
         out = [Candidate(d.text, source=d.source, features={"strength": d.strength, "here": float(d.here)})
                for d in found]
         # typing through a shown suggestion: its rest stays a candidate, with the confidence it was shown with

@@ -60,6 +60,38 @@ def test_successor_and_prefix_drafts():
         "file:///t.py", "python", text2, text2.index("        \n") + 8))
 
 
+def test_match_drafts_continue_the_end_of_what_is_typed():
+    idx = ContextIndex()
+    text = ("function a(ch) {\n  if (ch === 'x') return false;\n  return true;\n}\n"
+            "function b(ch) {\n  if (ch === '_') return fa\n}\n")
+    idx.open("file:///m.js", "javascript", text)
+    off = text.rindex("return fa") + len("return fa")
+    d = idx.drafts("file:///m.js", "javascript", text, off, workspace=False, match=True)
+    # no line starts with what is typed, but its last characters occurred before: their line goes on as `lse;`
+    assert [(x.text, x.source, x.here) for x in d] == [("lse;", "match", True)]
+    assert not idx.drafts("file:///m.js", "javascript", text, off, workspace=False)  # only when asked for
+    # the cursor's own line is not a match for itself, and a short typed text matches nothing
+    alone = "  if (ch === '_') return fa\n"
+    idx.open("file:///n.js", "javascript", alone)
+    assert not idx.drafts("file:///n.js", "javascript", alone, alone.index("fa") + 2, workspace=False, match=True)
+    short = text[:off - len("if (ch === '_') return fa")] + "x = fa"
+    assert not [x for x in idx.drafts("file:///m.js", "javascript", short, len(short), workspace=False, match=True)
+                if x.source == "match"]
+    # another open document of the language: found there (not here), and its edits are seen
+    idx.open("file:///o.js", "javascript", "const s = String(ch).toUpperCase();\n")
+    text2 = "let t = String(ch).to"
+    idx.open("file:///p.js", "javascript", text2)
+    d = idx.drafts("file:///p.js", "javascript", text2, len(text2), match=True)
+    assert [(x.text, x.source, x.here) for x in d] == [("UpperCase();", "match", False)]
+    idx.splice("file:///o.js", 0, 0, ["const s = String(ch).toLowerCase();"])
+    assert [x.text for x in idx.drafts("file:///p.js", "javascript", text2, len(text2), match=True)] == ["LowerCase();"]
+    # the longest key decides: the continuation of the 24-character match, not of a shorter, commoner one
+    text3 = "f(a.b).toString(16);\nf(x).toString(8);\nf(x).toString(8);\ny = f(a.b).toString("
+    idx.open("file:///q.js", "javascript", text3)
+    d = idx.drafts("file:///q.js", "javascript", text3, len(text3), workspace=False, match=True)
+    assert d[0].text == "16);" and d[0].source == "match"
+
+
 def test_comment_lines_are_drafts_only_once_a_comment_is_typed():
     idx = ContextIndex()
     text = "x = 1\n# set up the value\ny = 2\nx = 1\n\n"
@@ -449,6 +481,23 @@ def test_invoked_alternatives_come_from_the_file_when_it_has_some(tiny_mask_mode
     eng.context.close("file:///d.py")  # nothing to retrieve from: the model's own rows are the alternatives
     alone = asyncio.run(go("file:///b.py", bare))
     assert alone.stats["drafts"] == 0 and alone.stats["rows"] == 3
+
+
+def test_match_drafts_are_offered_when_invoked_only(tiny_mask_model):
+    """The engine asks the index for ``match`` drafts on Invoked requests; as you type they stay off."""
+    from dgcomplete.engine import Engine
+    from dgcomplete.model import load_model
+
+    eng = Engine(load_model(tiny_mask_model), threads=1)
+    eng.settings.min_confidence = 0.0
+    text = "def f(ch):\n    if ch == 'x': return False\n\n\ndef g(ch):\n    if ch == '_': return Fa\n"
+    eng.open("file:///m.py", text, 1, "python")
+    off = text.rindex("Fa") + 2
+
+    invoked = asyncio.run(eng.complete("file:///m.py", off, n=3, seed=0))
+    assert invoked.stats["drafts"] >= 1 and "lse" in [c.text for c in invoked.items]
+    typing = asyncio.run(eng.complete("file:///m.py", off, seed=0))
+    assert all(c.source != "match" for c in typing.items) and typing.stats["drafts"] == 0
 
 
 def test_the_causal_continuation_is_greedy_and_leaves_the_cache_as_it_was():

@@ -329,3 +329,28 @@ def test_heldout_guard_drops_copies_of_benchmark_files():
     assert _keep(f, "own.py", header + own) is None
     assert guard.dropped == 1
     assert corpus.HeldoutGuard.from_dir().n_files > 0  # the committed held-out sets
+
+
+def test_source_packages_use_a_private_deb_src_index(tmp_path, monkeypatch):
+    """`apt-get source` works on a machine whose apt lists binary packages only: the source index is fetched
+    once into the cache, /etc/apt is not touched, and every fetch of a source package points at it."""
+    calls: list[list[str]] = []
+
+    def fake_run(cmd, cwd=None, timeout=900):
+        calls.append(cmd)
+        if "update" in cmd:  # what apt-get update leaves in Dir::State::Lists
+            lists = next(c.split("=", 1)[1] for c in cmd if c.startswith("Dir::State::Lists="))
+            (tmp_path / "apt-src" / "lists" / "deb.debian.org_debian_dists_bookworm_main_source_Sources").write_text(
+                f"# {lists}\n")
+        if "source" in cmd:
+            (cwd / "zlib_1.2.13.dfsg-1.dsc").write_text("")
+
+    monkeypatch.setattr(corpus, "_run", fake_run)
+    opts = corpus.apt_source_options(tmp_path)
+    assert "deb-src" in (tmp_path / "apt-src" / "sources.list").read_text()
+    assert calls == [["apt-get", *opts, "update", "-q"]]
+    assert all(str(tmp_path.resolve()) in o for o in opts[1::2])
+    assert corpus.apt_source_options(tmp_path) == opts and len(calls) == 1  # the index is reused
+    src = corpus.Source("debian-src", "zlib", "bookworm", "permissive", 2, "source")
+    assert corpus.fetch(src, tmp_path).name == "zlib_1.2.13.dfsg-1.dsc"
+    assert calls[-1][: len(opts) + 2] == ["apt-get", *opts, "source"]

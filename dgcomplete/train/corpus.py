@@ -392,8 +392,8 @@ num-traits num-bigint proc-macro2 toml url nix tracing tracing-subscriber h2 htt
 env-logger walkdir ignore globset bitflags base64 gimli object image rustix
 libc log thiserror quote toml-edit tempfile sha2 tower futures-channel tokio-util petgraph pest
 ring""".split()
-# Debian source packages (``apt-get source --download-only``; needs a deb-src line for
-# bookworm in the apt sources): C and Java upstream tarballs.
+# Debian source packages (``apt-get source --download-only`` against a private deb-src index,
+# :func:`apt_source_options`): C and Java upstream tarballs.
 C_SOURCE_PACKAGES = """zlib sqlite3 lua5.4 curl redis libuv1 jq nginx expat libevent tmux musl mruby
 libsodium nghttp2 c-ares libxml2 jansson pcre2 brotli libyaml openssl libzstd""".split()
 JAVA_SOURCE_PACKAGES = """libcommons-lang3-java commons-io libcommons-collections4-java guava-libraries
@@ -496,6 +496,26 @@ def _run(cmd: list[str], cwd: Path | None = None, timeout: int = 900) -> None:
     )
 
 
+DEB_SRC = "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] http://deb.debian.org/debian bookworm main\n"
+
+
+def apt_source_options(cache: Path) -> list[str]:
+    """``apt-get`` options for a private bookworm ``deb-src`` configuration under ``cache/apt-src``.
+
+    A fresh machine's apt sources list binary packages only, and ``apt-get source`` needs a source index: rather
+    than editing ``/etc/apt`` the index is fetched once (about 10 MB, seconds) into the cache and every
+    ``apt-get source`` call points at it."""
+    root = (cache / "apt-src").resolve()
+    opts = ["-o", f"Dir::Etc::SourceList={root / 'sources.list'}", "-o", f"Dir::Etc::SourceParts={root / 'parts'}",
+            "-o", f"Dir::State::Lists={root / 'lists'}", "-o", f"Dir::Cache={root / 'cache'}"]
+    if not any((root / "lists").glob("*_Sources*")):
+        for d in ("lists/partial", "parts", "cache/archives/partial"):
+            (root / d).mkdir(parents=True, exist_ok=True)
+        (root / "sources.list").write_text(DEB_SRC)
+        _run(["apt-get", *opts, "update", "-q"], timeout=600)
+    return opts
+
+
 def fetch(src: Source, cache: Path) -> Path | None:
     """Return the cached archive for ``src``, downloading it if needed (None if unavailable).
     Raises :class:`RefusedSource` for an evaluation-only package (nothing is downloaded)."""
@@ -549,7 +569,7 @@ def fetch(src: Source, cache: Path) -> Path | None:
         d.mkdir(parents=True, exist_ok=True)
         hits = sorted(d.glob(f"{src.name}_*.dsc"))
         if not hits:
-            _run(["apt-get", "source", "--download-only", "-q", src.name], cwd=d)
+            _run(["apt-get", *apt_source_options(cache), "source", "--download-only", "-q", src.name], cwd=d)
             hits = sorted(d.glob(f"{src.name}_*.dsc"))
         return hits[-1] if hits else None
     raise ValueError(src.kind)

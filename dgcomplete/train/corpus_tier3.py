@@ -7,7 +7,7 @@ packages by name (``corpus.REFUSED_PACKAGES``).  PyPI wheels carry the same ``.p
 (and need no build to read their metadata); Debian packages are from bookworm (a stable release: the exact
 ``.deb`` / ``.dsc`` and sha256 are recorded in the manifest).  Go and Rust come from the ``golang-*-dev`` and
 ``librust-*-dev`` binary packages (their sources under ``/usr/share/gocode`` and ``/usr/share/cargo``), C and
-Java from source packages (upstream tarballs only, like tier 2: needs a ``deb-src`` line for bookworm).
+Java from source packages (upstream tarballs only, like tier 2, through the private deb-src index of ``corpus.apt_source_options``).
 """
 
 from __future__ import annotations
