@@ -111,7 +111,9 @@ async def test_cancel_request_stops_denoising(tiny_model):
         await client.text_document_inline_completion_async(inline_params(0, 0))  # wait for the model
         before = set(client.protocol._request_futures)
         fut = asyncio.ensure_future(client.text_document_inline_completion_async(inline_params(6, 11)))
-        await asyncio.sleep(0.3)
+        # cancel while it denoises: its 256 steps (the cap) take ~0.3 s on a fast core and longer on a busy one,
+        # so the cancel goes out 50 ms after the request (a fixed 0.3 s raced the answer on a fast machine)
+        await asyncio.sleep(0.05)
         t0 = time.perf_counter()
         (msg_id,) = set(client.protocol._request_futures) - before  # the id of the request just sent
         client.protocol.notify("$/cancelRequest", lsp.CancelParams(id=msg_id))
@@ -131,7 +133,7 @@ async def test_newer_request_supersedes_and_stale_versions_are_dropped(tiny_mode
         open_doc(client)
         await client.text_document_inline_completion_async(inline_params(0, 0))
         first = asyncio.ensure_future(client.text_document_inline_completion_async(inline_params(6, 11)))
-        await asyncio.sleep(0.2)
+        await asyncio.sleep(0.05)  # while it denoises (256 capped steps: ~0.3 s on a fast core)
         # Neovim-style: a new request without cancelling the old one; then an edit moves the version
         client.text_document_did_change(lsp.DidChangeTextDocumentParams(
             text_document=lsp.VersionedTextDocumentIdentifier(version=2, uri=URI),
