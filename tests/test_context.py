@@ -287,6 +287,23 @@ def test_a_return_that_does_not_fit_the_function_is_not_suggested():
     assert _at("def f():\n    @\n", "python", "return 1") == ""  # no static signature to hold it to
 
 
+def test_a_comment_is_suggested_only_where_one_is_started():
+    """Model prose (`// The first time is used to ...`, a trailing `# noqa`) is dropped where code goes; a comment
+    stays where the user opened one, continues a comment block, or sits inside a comment or a string."""
+    go = "package x\n\nfunc f() {\n\t@\n}\n"
+    for cand in ("// The first time is used to the same as the name", "/* x */ y := 1"):
+        assert _at(go, "go", cand) == "unasked_comment", cand
+    assert _at(go, "go", "x := 1 // one") == ""  # code first: a trailing comment the model ended with is kept
+    assert _at("def f(x) -> str@\n", "python", " # noqa:") == "unasked_comment"
+    assert _at("x = 1  # @\n", "python", "noqa") == ""  # typed after the marker
+    assert _at("def f():\n    # step one\n    @\n    return 1\n", "python", "# step two") == ""  # a block goes on
+    assert _at("fn f() {\n    //@\n}\n", "rust", "/ doc") == ""
+    assert _at("int f(void)\n{\n  if (c == 0x23/* #@\n}\n", "c", "*/) {") == ""  # closing a typed comment
+    assert _at("/*\n * one\n@\n */\n", "c", "// two") == ""  # inside a block comment
+    doc = 'def f():\n    """Text.\n\n    @\n    """\n'
+    assert _at(doc, "python", "# not a comment in a docstring") == ""
+
+
 def test_gate_prior_and_file(tmp_path):
     g = Gate.load(None)
     good = Candidate("x", source="prefix", features={"mean_lp": -0.2, "end_lp": -0.1, "strength": 0.9})

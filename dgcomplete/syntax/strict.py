@@ -347,6 +347,38 @@ def return_mismatch(text: str, offset: int, cand: str, lang: str | None, tree: A
     return False
 
 
+def unasked_comment(text: str, offset: int, cand: str, lang: str | None, tree: Any = None) -> bool:
+    """The candidate begins a comment the user has not started: nothing on the line before the cursor opens one,
+    the line above is not a comment, and (with the document's ``tree``) the cursor is not inside a comment or a
+    string. A sample that drifts into prose (``// The first time is used to the same as the name``,
+    ``# noqa: Either-01``) is not the code about to be written; retrieved comment lines already wait for a typed
+    comment (bench/results/comment_drafts_ab.json)."""
+    if lang is None:
+        return False
+    openers = comment_openers(lang)
+    first = cand.split("\n", 1)[0].strip()
+    if not first.startswith(openers):
+        return False
+    ls = text.rfind("\n", 0, offset) + 1
+    typed = text[ls:offset]
+    if any(o in typed for o in openers) or (openers[:1] == ("//",) and typed.lstrip().startswith("*")):
+        return False
+    i = ls - 1
+    while i > 0 and text[i - 1 : i] in (" ", "\t", "\r", "\n"):
+        i -= 1  # the end of the last line above that is not blank
+    above = text[text.rfind("\n", 0, i) + 1 : i].strip() if i > 0 else ""
+    if above.startswith(openers) or above.endswith("*/") or (openers[:1] == ("//",) and above.startswith("*")):
+        return False
+    if tree is not None:
+        at = len(text[:offset].encode("utf-8"))
+        node = tree.root_node.descendant_for_byte_range(at, at)
+        while node is not None:
+            if "comment" in node.type or "string" in node.type:
+                return False
+            node = node.parent
+    return True
+
+
 def sound(text: str, offset: int, cand: str, lang: str | None, tree: Any = None) -> str:
     """Empty when the candidate may be shown; otherwise the reason it may not. ``tree``: the document's
     tree-sitter tree before the edit, for the checks that look at the code around the cursor."""
@@ -362,6 +394,8 @@ def sound(text: str, offset: int, cand: str, lang: str | None, tree: Any = None)
         return "dangling_modifiers"
     if return_mismatch(text, offset, cand, lang, tree):
         return "return_mismatch"
+    if unasked_comment(text, offset, cand, lang, tree):
+        return "unasked_comment"
     if lang == "python" and not python_sound(text, offset, cand):
         return "python_parser"
     return ""
