@@ -567,7 +567,8 @@ class Engine:
 
         Dropped: empty, only repeating the suffix, new syntax errors, or unsound by the language's strict check
         (:func:`syntax.strict.sound`: glued identifiers, a line that says nothing, an import the file has, a line
-        of modifiers only, a return that does not fit the function, Python's own parser). The model thread runs it
+        of modifiers only, a return that does not fit the function, a comment no one started, Python's own
+        parser). The model thread runs it
         on its copy of the tree before scoring (what will not be shown is not scored); post-processing runs it
         again.
         """

@@ -176,17 +176,20 @@ def test_no_identifier_glue_mid_line():
 
 def test_a_line_that_says_nothing_is_not_suggested():
     """`///`, `#`, `# =`, a Python `""` statement: valid code, nothing to read (the model's way of ending early);
-    comments with words stay, and `#` is no comment marker in JavaScript (private names) nor `//` in Python."""
+    comments with words stay where one is started, and `#` is no comment marker in JavaScript (private names) nor
+    `//` in Python."""
     js = "function f(a) {\n  \n}\n"
     off = js.index("\n  \n") + 3
     assert sound(js, off, "///", "javascript") == "empty_comment"
     assert sound(js, off, "/* */", "javascript") == "empty_comment"
-    assert sound(js, off, "// sum the items", "javascript") == ""
+    assert sound(js, off, "// sum the items", "javascript") == "unasked_comment"
+    noted = "function f(a) {\n  // the total\n  \n}\n"
+    assert sound(noted, noted.index("\n  \n") + 3, "// sum the items", "javascript") == ""
     assert sound(js, off, "});", "javascript") == ""
     py = "def f(a):\n    \n    return a\n"
     off = py.index("    \n") + 4
     assert sound(py, off, "# =", "python") == "empty_comment"
-    assert sound(py, off, "# 2 items", "python") == ""
+    assert sound(py, off, "# 2 items", "python") == "unasked_comment"
     assert sound("x = a \n", 6, "// 2", "python") == ""
     assert sound("x = a \n", 6, "# -", "python") == "empty_comment"
     assert sound("x = \n", 4, "--", "lua") == "empty_comment"
