@@ -300,7 +300,8 @@ def _match_continuations(typed: str, hays: list[tuple[str, tuple[int, int] | Non
     frequent first, then the nearest to ``offset``: strength is the key's share of a 24-character match."""
     if len(typed) < MATCH_KEYS[-1]:
         return []
-    for size in [min(len(typed), MATCH_KEYS[0]), *(k for k in MATCH_KEYS if k < len(typed))]:
+    longest = min(len(typed), MATCH_KEYS[0])
+    for size in [longest, *(k for k in MATCH_KEYS if k < longest)]:
         key = typed[-size:]
         if not any(ch.isalnum() or ch == "_" for ch in key):
             return []
