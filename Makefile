@@ -90,8 +90,9 @@ gpu-reference: setup
 	$(PY) -m dgcomplete.train.bundle --out gpu --scripts-only
 
 ## Everything a session that is lent a GPU needs, from a fresh clone (nothing under gpu/ or data/ survives a
-## session): the tier-2 corpus (about 8 minutes here from an empty cache), its shards (3 minutes) and the
-## reference wheel; then the calls gpu/README lists. Run it before the first device call: the lease is not counting yet
+## session): the tier-2 corpus (4.5-7.5 minutes here from an empty cache), its shards (1.5-3 minutes) and the
+## reference wheel, 6.1 minutes in all from a fresh clone once; then the calls gpu/README lists. Run it before the
+## first device call: the lease is not counting yet
 gpu-prep: corpus gpu-bundle gpu-reference
 
 ## A checkpoint a lent GPU returned (bundle --unpack) as a ship candidate: CKPT=runs/gpu/A writes runs/gpu/A-cand with

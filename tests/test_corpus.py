@@ -354,3 +354,17 @@ def test_source_packages_use_a_private_deb_src_index(tmp_path, monkeypatch):
     src = corpus.Source("debian-src", "zlib", "bookworm", "permissive", 2, "source")
     assert corpus.fetch(src, tmp_path).name == "zlib_1.2.13.dfsg-1.dsc"
     assert calls[-1][: len(opts) + 2] == ["apt-get", *opts, "source"]
+
+
+def test_a_corpus_is_not_built_without_the_eval_sets_to_decontaminate_against(tmp_path, capsys, monkeypatch):
+    """From a clone outside the workspace `../shared/data` is missing: the build refuses (exit 2, nothing
+    downloaded) instead of writing an undecontaminated corpus with a warning lost among the download logs."""
+    fetched: list[object] = []
+    monkeypatch.setattr(corpus, "fetch", lambda *a, **k: fetched.append(a))
+    monkeypatch.setattr(corpus, "build", lambda *a, **k: fetched.append(a))
+    rc = corpus.main(["--out", str(tmp_path / "c"), "--eval-dir", str(tmp_path / "missing"),
+                      "--manifest", str(tmp_path / "m.json")])
+    assert rc == 2 and not fetched and "--no-decontam" in capsys.readouterr().err
+    # asked for explicitly, it builds
+    assert corpus.main(["--out", str(tmp_path / "c"), "--eval-dir", str(tmp_path / "missing"),
+                        "--manifest", str(tmp_path / "m.json"), "--no-decontam"]) == 0 and len(fetched) == 1

@@ -50,7 +50,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .decontam import Decontaminator, ShingleSet, ngram_hashes, token_hashes
+from .decontam import EVAL_DIR_ENV, Decontaminator, ShingleSet, ngram_hashes, resolve_eval_dir, token_hashes
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 MANIFEST_PATH = Path(__file__).resolve().parent / "corpus_manifest.json"
@@ -1192,6 +1192,9 @@ def main(argv: list[str] | None = None) -> int:
         help="with --fetch-only: only the sources that --tier adds (not those of lower tiers)",
     )
     ap.add_argument("--no-cap", action="store_true", help="keep everything (no per-language size caps)")
+    ap.add_argument("--no-decontam", action="store_true",
+                    help="build even when the eval data dir is missing (the corpus is then NOT decontaminated: never "
+                         "train a model to ship or to measure on the public suites on it)")
     ap.add_argument("--stdlib-only", action="store_true",
                     help="a small rehearsal corpus from the running interpreter's standard library alone (no "
                          "downloads; the committed manifest is left alone unless --manifest is given)")
@@ -1219,6 +1222,15 @@ def main(argv: list[str] | None = None) -> int:
             except (subprocess.SubprocessError, OSError) as e:
                 print(src.kind, src.name, "FAILED", e, flush=True)
         return 0
+    eval_dir = resolve_eval_dir(args.eval_dir)
+    if not eval_dir.is_dir() and not args.no_decontam:
+        # a clone outside the workspace (or a moved eval dir) would otherwise build a corpus that may hold the
+        # public suites' solutions, with only a warning among the download logs
+        print(f"dgcomplete.train.corpus: eval data dir {eval_dir} not found, so the corpus cannot be "
+              "decontaminated against HumanEval / SantaCoder / HumanEval-X; give --eval-dir (or "
+              f"${EVAL_DIR_ENV}), or --no-decontam for a corpus no shipped model may be trained on",
+              file=sys.stderr)
+        return 2
     caps = None if args.no_cap else lang_caps(args.tier)
     build(
         args.out,
