@@ -410,8 +410,8 @@ class Engine:
     def _drafts(self, s: Session, text: str, offset: int, invoked: bool = False) -> list[Candidate]:
         """Retrieved lines for the model to score beside its samples (the enabled sources only).
 
-        ``match`` drafts only when Invoked: they add right items there, but as you type the gate refitted with
-        them showed no more right suggestions on the dev splits and fewer on test (bench/results/match_source_ab.json)."""
+        ``match`` drafts only when Invoked: they add right items there, but as you type a gate refitted with them
+        showed about as many right suggestions on the dev splits and fewer on test (bench/results/match_source_ab.json)."""
         sources = self.settings.context_sources or CONTEXT_SOURCES
         if self.local is None:
             return []
