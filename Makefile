@@ -90,10 +90,13 @@ gpu-reference: setup
 	$(PY) -m dgcomplete.train.bundle --out gpu --scripts-only
 
 ## Everything a session that is lent a GPU needs, from a fresh clone (nothing under gpu/ or data/ survives a
-## session): the tier-2 corpus (4.5-7.5 minutes here from an empty cache), its shards (1.5-3 minutes) and the
-## reference wheel, 6.1 minutes in all from a fresh clone once; then the calls gpu/README lists. Run it before the
-## first device call: the lease is not counting yet
-gpu-prep: corpus gpu-bundle gpu-reference
+## session): the tier-2 corpus, its shards and the reference wheel (timed step by step in
+## bench/results/gpu_prep.json); then the calls gpu/README lists. Run it before the first device call: the lease is
+## not counting yet. One step after the other, also under make -j (the shards need the corpus)
+gpu-prep:
+	$(MAKE) corpus
+	$(MAKE) gpu-bundle
+	$(MAKE) gpu-reference
 
 ## A checkpoint a lent GPU returned (bundle --unpack) as a ship candidate: CKPT=runs/gpu/A writes runs/gpu/A-cand with
 ## the shipped decoding settings, fits its gate on the held-out dev split and measures HumanEval single-line; copy it
