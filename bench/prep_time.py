@@ -45,7 +45,11 @@ def main(argv: list[str] | None = None) -> None:
         "seconds": steps, "total_s": round(sum(steps.values()), 1),
         "shards": [{"name": p.name, "mib": round(p.stat().st_size / 2**20, 1)} for p in shards],
         "corpus": {"files": manifest["totals"]["files"], "bytes": manifest["totals"]["bytes"],
-                   "decontaminated": manifest["decontamination"]["eval_dir_present"]},
+                   "decontaminated": manifest["decontamination"]["eval_dir_present"],
+                   # the build is reproducible: the clone's rebuilt manifest is the committed one, byte for byte
+                   "manifest_as_committed": subprocess.run(
+                       ["git", "diff", "--quiet", "--", "dgcomplete/train/corpus_manifest.json"],
+                       cwd=args.clone).returncode == 0},
         "machine": machine_info(),
     }, args.out)
 
