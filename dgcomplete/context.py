@@ -29,7 +29,7 @@ import re
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
 
-from .syntax.languages import comment_openers
+from .syntax.languages import comment_markers, is_comment_line
 
 MAX_LINE_CHARS = 200  # longer lines are not indexed (minified code, data)
 MAX_DOC_LINES = 50_000  # documents with more lines are not indexed (the local scan still works)
@@ -49,24 +49,6 @@ _KEYWORDS = frozenset(
     "export default switch case throw catch null undefined interface type extends implements public private "
     "static void int".split()
 )
-
-
-# besides what opens a comment (syntax.languages.comment_openers), lines inside one start with these: a doctest
-# prompt is docstring text, and a C-family block comment goes on with `*` lines
-_PYTHON_MORE = (">>>",)
-_C_MORE = ("*/", "* ", "*")
-
-
-def comment_markers(lang: str | None) -> tuple[str, ...]:
-    """How a comment line (or docstring example) starts in ``lang``."""
-    openers = comment_openers(lang)
-    return openers + (_PYTHON_MORE if lang == "python" else _C_MORE if openers[:1] == ("//",) else ())
-
-
-def is_comment_line(line: str, lang: str | None) -> bool:
-    """Whether ``line`` (stripped) is a comment: ``*`` alone or before a space, so that ``*p = 0;`` is code."""
-    s = line.strip()
-    return any(s == m or (s.startswith(m) and (m != "*" or s == "*")) for m in comment_markers(lang))
 
 
 @dataclass

@@ -85,6 +85,24 @@ def comment_openers(lang: str | None) -> tuple[str, ...]:
     return _COMMENT_OPENERS.get(lang or "", _C_COMMENT_OPENERS)
 
 
+# besides what opens a comment (comment_openers), lines inside one start with these: a doctest
+# prompt is docstring text, and a C-family block comment goes on with `*` lines
+_PYTHON_MORE = (">>>",)
+_C_MORE = ("*/", "* ", "*")
+
+
+def comment_markers(lang: str | None) -> tuple[str, ...]:
+    """How a comment line (or docstring example) starts in ``lang``."""
+    openers = comment_openers(lang)
+    return openers + (_PYTHON_MORE if lang == "python" else _C_MORE if openers[:1] == ("//",) else ())
+
+
+def is_comment_line(line: str, lang: str | None) -> bool:
+    """Whether ``line`` (stripped) is a comment: ``*`` alone or before a space, so that ``*p = 0;`` is code."""
+    s = line.strip()
+    return any(s == m or (s.startswith(m) and (m != "*" or s == "*")) for m in comment_markers(lang))
+
+
 _EXTENSIONS: dict[str, str] = {
     ".py": "python",
     ".pyi": "python",

@@ -15,7 +15,7 @@ import re
 import warnings
 from typing import Any
 
-from .languages import comment_openers
+from .languages import comment_openers, is_comment_line
 
 MAX_CHUNK_LINES = 400  # larger enclosing definitions are left to tree-sitter alone (bounded cost per request)
 _WORD = re.compile(r"[\w$]")
@@ -171,6 +171,15 @@ def empty_comment(cand: str, lang: str | None) -> bool:
 _EMPTY_STRINGS = frozenset({'""', "''", '""""""', "''''''"})
 
 
+def line_above(text: str, line_start: int) -> str:
+    """The last line before the one starting at ``line_start`` that is not blank, stripped ("" at the top). Scans
+    back from the line start: no copy of the prefix on the keystroke path."""
+    i = line_start - 1
+    while i >= 0 and text[i].isspace():
+        i -= 1
+    return text[text.rfind("\n", 0, i) + 1 : i + 1].strip() if i >= 0 else ""
+
+
 def empty_string_line(text: str, offset: int, cand: str, lang: str | None) -> bool:
     """A Python line that is only an empty string literal, as a statement: a no-op (an empty docstring at best).
 
@@ -181,10 +190,8 @@ def empty_string_line(text: str, offset: int, cand: str, lang: str | None) -> bo
     line_start = text.rfind("\n", 0, offset) + 1
     if text[line_start:offset].strip():
         return False  # after code on the line (``name = ""``): a value
-    i = line_start - 1  # the last character before the line that is not white space (no copy of the prefix)
-    while i >= 0 and text[i].isspace():
-        i -= 1
-    return i < 0 or text[i] not in "([{,\\"
+    above = line_above(text, line_start)
+    return not above or above[-1] not in "([{,\\"
 
 
 def edited_line(text: str, offset: int, cand: str) -> tuple[int, int, str]:
@@ -361,13 +368,10 @@ def unasked_comment(text: str, offset: int, cand: str, lang: str | None, tree: A
         return False
     ls = text.rfind("\n", 0, offset) + 1
     typed = text[ls:offset]
-    if any(o in typed for o in openers) or (openers[:1] == ("//",) and typed.lstrip().startswith("*")):
+    if any(o in typed for o in openers) or is_comment_line(typed, lang):  # opened here, or a block's `*` line
         return False
-    i = ls - 1
-    while i > 0 and text[i - 1 : i] in (" ", "\t", "\r", "\n"):
-        i -= 1  # the end of the last line above that is not blank
-    above = text[text.rfind("\n", 0, i) + 1 : i].strip() if i > 0 else ""
-    if above.startswith(openers) or above.endswith("*/") or (openers[:1] == ("//",) and above.startswith("*")):
+    above = line_above(text, ls)
+    if is_comment_line(above, lang) or above.endswith("*/"):  # a comment block goes on
         return False
     if tree is not None:
         at = len(text[:offset].encode("utf-8"))
