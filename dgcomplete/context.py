@@ -10,6 +10,8 @@ Sources, all text-only and bounded:
 
 * ``successor`` — lines that followed a line equal to the one above the cursor (any indexed document);
 * ``shape`` — the same, for a line of the same shape (identifiers, numbers and strings abstracted);
+* ``predecessor`` — lines that came before a line equal to the one below the cursor: the suffix's side of
+  ``successor`` (a header above a body the file wrote before, the line before a closer);
 * ``prefix`` — lines near the cursor (or in other open documents) that start with what is typed on the line;
 * ``match`` — what followed, to the end of its line, the longest earlier (or later) occurrence of the end of what
   is typed (`fa` after `if (ch === '_') return ` goes on as `lse;` where the file wrote that before): the
@@ -27,6 +29,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter, OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from .syntax.languages import comment_markers, is_comment_line
@@ -54,7 +57,7 @@ _KEYWORDS = frozenset(
 @dataclass
 class Draft:
     text: str  # what would be inserted at the cursor (after the part of the line already typed)
-    source: str  # successor | shape | prefix
+    source: str  # successor | shape | predecessor | prefix | match
     strength: float  # how well the draft's surroundings matched the cursor's, 0..1
     here: bool  # found in the cursor's own document
 
@@ -89,12 +92,17 @@ class _Doc:
 
     def next_key(self, i: int) -> str:
         """The line after line ``i`` (skipping one blank line)."""
-        for j in (i + 1, i + 2):
-            if j < len(self.lines):
-                k = _key(self.lines[j])
-                if k:
-                    return k
-        return ""
+        return _next_key(self.lines, i)
+
+
+def _next_key(lines: list[str], i: int) -> str:
+    """The key of the line after ``lines[i]``, skipping one blank line ("" if none): what pairs lines."""
+    for j in (i + 1, i + 2):
+        if j < len(lines):
+            k = _key(lines[j])
+            if k:
+                return k
+    return ""
 
 
 class _Maps:
@@ -102,6 +110,7 @@ class _Maps:
 
     def __init__(self) -> None:
         self.succ: dict[str, Counter[str]] = {}
+        self.pred: dict[str, Counter[str]] = {}  # the same pairs read the other way: what came before a line
         self.shape_succ: dict[str, Counter[str]] = {}
         self.by_head: dict[str, Counter[str]] = {}
 
@@ -133,6 +142,7 @@ class _Maps:
         nxt = doc.next_key(i)
         if nxt:
             self._bump(self.succ, k, nxt, d)
+            self._bump(self.pred, nxt, k, d)
             self._bump(self.shape_succ, shape(k), nxt, d)
 
 
@@ -193,12 +203,13 @@ class ContextIndex:
 
     # ---- drafts ---------------------------------------------------------------------------------------------
     def drafts(self, uri: str, lang: str | None, text: str, offset: int, *, limit: int = 3,
-               document: bool = True, workspace: bool = True, match: bool = False) -> list[Draft]:
+               document: bool = True, workspace: bool = True, match: bool = False,
+               before: bool = False) -> list[Draft]:
         """Up to ``limit`` distinct drafts for the cursor at ``offset`` of ``text``, best first.
 
         ``document``: drafts from the cursor's own document; ``workspace``: from other open documents of
-        ``lang`` (at most MAX_DOCS_QUERIED of them); ``match``: the ``match`` source too (the engine asks for it
-        on Invoked requests).
+        ``lang`` (at most MAX_DOCS_QUERIED of them); ``match``, ``before``: the ``match`` and ``predecessor``
+        sources too (the engine asks for them on Invoked requests).
         """
         ls = text.rfind("\n", 0, offset) + 1
         line_prefix = text[ls:offset]
@@ -229,6 +240,10 @@ class ContextIndex:
             if old is None or old.strength < strength:
                 out[cand] = Draft(cand, source, round(strength, 3), here)
 
+        # the cursor's line pairs the lines around it as if it were not there (the line above a blank cursor line
+        # with the line below): the index holds those pairs for the cursor's own document, the counts here do not
+        around, c = _around(text, ls, offset)
+        own = Counter((_key(around[i]), _next_key(around, i)) for i in range(c + 1) if _key(around[i]))
         if prev:
             for source, weight in (("successor", 1.0), ("shape", 0.6)):
                 key = prev if source == "successor" else shape(prev)
@@ -236,9 +251,23 @@ class ContextIndex:
                     nexts = (maps.succ if source == "successor" else maps.shape_succ).get(key)
                     if not nexts:
                         continue
+                    if here:
+                        nexts = _minus(nexts, own, lambda line, key=key, source=source: key == (
+                            line if source == "successor" else shape(line)), first=True)
                     total = sum(nexts.values())
                     for full, n in nexts.most_common(8):
                         add(full, source, weight * (1.0 if here else 0.8) * n / total, here)
+        after = _next_key(around, c)
+        if before and after:
+            for maps, here in sources:
+                came = maps.pred.get(after)
+                if came and here:
+                    came = _minus(came, own, lambda line: line == after, first=False)
+                if not came:
+                    continue
+                total = sum(came.values())
+                for full, n in came.most_common(8):
+                    add(full, "predecessor", 0.8 * (1.0 if here else 0.8) * n / total, here)
         if typed:
             cur_end = text.find("\n", offset)
             cur_end = len(text) if cur_end < 0 else cur_end
@@ -270,6 +299,26 @@ class ContextIndex:
                         add(full, "prefix", 0.3 * min(1.0, n / 3), False)
         ranked = sorted(out.values(), key=lambda d: -d.strength)
         return ranked[:limit]
+
+
+def _around(text: str, ls: int, offset: int) -> tuple[list[str], int]:
+    """The two lines above the cursor's line, that line, and the two below; and the cursor line's index there."""
+    cur_end = text.find("\n", offset)
+    cur_end = len(text) if cur_end < 0 else cur_end
+    up = text[max(0, ls - 2000) : ls].split("\n")[:-1][-2:] if ls else []
+    down = text[cur_end : cur_end + 4000].split("\n")[1:3]
+    return [*up, text[ls:cur_end], *down], len(up)
+
+
+def _minus(counts: Counter[str], own: Counter[tuple[str, str]], keyed: Callable[[str], bool],
+           first: bool) -> Counter[str]:
+    """``counts`` less the cursor's own pairs: those whose first (or second) line ``keyed`` accepts, counted
+    under the other line."""
+    out = Counter(counts)
+    for (a, b), n in own.items():
+        if keyed(a if first else b):
+            out[b if first else a] -= n
+    return +out
 
 
 def _match_continuations(typed: str, hays: list[tuple[str, tuple[int, int] | None, bool]], offset: int,

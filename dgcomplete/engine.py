@@ -410,14 +410,16 @@ class Engine:
     def _drafts(self, s: Session, text: str, offset: int, invoked: bool = False) -> list[Candidate]:
         """Retrieved lines for the model to score beside its samples (the enabled sources only).
 
-        ``match`` drafts only when Invoked: they add right items there, but as you type a gate refitted with them
-        showed about as many right suggestions on the dev splits and fewer on test (bench/results/match_source_ab.json)."""
+        ``match`` and ``predecessor`` drafts only when Invoked: they add right items there, but as you type a gate
+        refitted with ``match`` showed about as many right suggestions on the dev splits and fewer on test
+        (bench/results/match_source_ab.json), and ``predecessor`` drafts under the shipped gate were right on 12
+        of the 42 suggestions they added (bench/results/predecessor_ab.json)."""
         sources = self.settings.context_sources or CONTEXT_SOURCES
         if self.local is None:
             return []
         self.context.touch(s.uri)
         found = self.context.drafts(s.uri, s.lang, text, offset, limit=3, document="document" in sources,
-                                    workspace="workspace" in sources, match=invoked)
+                                    workspace="workspace" in sources, match=invoked, before=invoked)
         out = [Candidate(d.text, source=d.source, features={"strength": d.strength, "here": float(d.here)})
                for d in found]
         # typing through a shown suggestion: its rest stays a candidate, with the confidence it was shown with

@@ -22,6 +22,10 @@ from .types import Candidate
 log = logging.getLogger(__name__)
 
 SOURCES = ("diffusion", "successor", "shape", "prefix")
+# a source the gate was not fitted on, read as the fitted one it mirrors: ``predecessor`` pairs the same lines as
+# ``successor``, from the other side (ranking Invoked lists so: first item right 197 -> 204 of 903 on the dev
+# splits, none lost; bench/results/predecessor_ab.json)
+ALIASES = {"predecessor": "successor"}
 NUMERIC = ("mean_lp", "min_lp", "end_lp", "causal_lp", "tokens", "strength", "agree", "cut", "typed", "margin", "dups")
 INTERACT = ("mean_lp", "min_lp", "end_lp", "margin", "typed", "strength")
 
@@ -29,7 +33,7 @@ INTERACT = ("mean_lp", "min_lp", "end_lp", "margin", "typed", "strength")
 def feature_vector(c: Candidate) -> dict[str, float]:
     """Named inputs of the gate for one candidate (numeric features, one-hot source, per-source slopes)."""
     f = c.features
-    base = c.source
+    base = ALIASES.get(c.source, c.source)
     x = {k: float(f.get(k, 0.0)) for k in NUMERIC}
     x["tokens"] = math.log1p(x["tokens"])
     x["typed"] = math.log1p(x["typed"])

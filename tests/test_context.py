@@ -28,9 +28,9 @@ def main():
 """
 
 
-def maps_of(idx: ContextIndex, uri: str) -> tuple[dict, dict, dict]:
+def maps_of(idx: ContextIndex, uri: str) -> tuple[dict, dict, dict, dict]:
     m = idx.docs[uri].maps
-    return (dict(m.succ), dict(m.shape_succ), dict(m.by_head))
+    return (dict(m.succ), dict(m.pred), dict(m.shape_succ), dict(m.by_head))
 
 
 def test_successor_and_prefix_drafts():
@@ -90,6 +90,38 @@ def test_match_drafts_continue_the_end_of_what_is_typed():
     idx.open("file:///q.js", "javascript", text3)
     d = idx.drafts("file:///q.js", "javascript", text3, len(text3), workspace=False, match=True)
     assert d[0].text == "16);" and d[0].source == "match"
+
+
+def test_predecessor_drafts_come_from_the_line_below():
+    idx = ContextIndex()
+    text = ("def a(x):\n    try:\n        return parse(x)\n    except ValueError:\n        return None\n\n\n"
+            "def b(x, default):\n    \n        return parse(x)\n    except KeyError:\n        return default\n")
+    idx.open("file:///p.py", "python", text)
+    off = text.index("default):\n    \n") + len("default):\n    ")
+    # nothing above the cursor was seen before, but the line below was: what came before it is a draft
+    d = idx.drafts("file:///p.py", "python", text, off, workspace=False, before=True)
+    assert [(x.text, x.source, x.here) for x in d] == [("try:", "predecessor", True)]
+    assert not idx.drafts("file:///p.py", "python", text, off, workspace=False)  # only when asked for
+    # typed characters filter them; from another document they are found too, not here
+    for chars, want in (("tr", ["y:"]), ("ex", [])):
+        typed = text[:off] + chars + text[off:]
+        idx.open("file:///p.py", "python", typed)
+        d = idx.drafts("file:///p.py", "python", typed, off + 2, workspace=False, before=True)
+        assert [x.text for x in d if x.source == "predecessor"] == want
+    idx.open("file:///p.py", "python", text)
+    lone = "def c(x, y, z):\n    \n        return parse(x)\n"
+    idx.open("file:///q.py", "python", lone)
+    d = idx.drafts("file:///q.py", "python", lone, lone.index("    \n") + 4, before=True)
+    assert (d[0].text, d[0].source, d[0].here) == ("try:", "predecessor", False)
+    # the line above a blank cursor line pairs with the line below it in the index: neither is offered for that
+    # pair (as the line above's successor, or the line below's predecessor)
+    own = "a = load()\n\nb = a.x\n"
+    idx.open("file:///r.py", "python", own)
+    assert not idx.drafts("file:///r.py", "python", own, own.index("\n\n") + 1, workspace=False, before=True)
+    twice = "a = load()\nb = a.x\n\nc = 1\n" + own
+    idx.open("file:///r.py", "python", twice)
+    d = idx.drafts("file:///r.py", "python", twice, twice.rindex("\n\n") + 1, workspace=False, before=True)
+    assert sorted((x.text, x.source) for x in d) == [("a = load()", "predecessor"), ("b = a.x", "successor")]
 
 
 def test_comment_lines_are_drafts_only_once_a_comment_is_typed():
@@ -320,6 +352,8 @@ def test_gate_prior_and_file(tmp_path):
     x = feature_vector(Candidate("t", source="successor", features={"mean_lp": -1.0, "tokens": 3}))
     assert x["src_successor"] == 1.0 and x["src_prefix"] == 0.0 and x["successor*mean_lp"] == -1.0
     assert "prefix*mean_lp" not in x
+    # a predecessor draft (the same line pairs read from below) is read as the successor drafts it was fitted on
+    assert feature_vector(Candidate("t", source="predecessor", features={"mean_lp": -1.0, "tokens": 3})) == x
     # two decoded rows (or two drafts) that wrote the same text: the gate sees how many agreed
     assert feature_vector(Candidate("t", source="diffusion", features={"dups": 1.0}))["dups"] == 1.0
     assert x["dups"] == 0.0
@@ -503,8 +537,9 @@ def test_invoked_alternatives_come_from_the_file_when_it_has_some(tiny_mask_mode
     assert alone.stats["drafts"] == 0 and alone.stats["rows"] == 3
 
 
-def test_match_drafts_are_offered_when_invoked_only(tiny_mask_model):
-    """The engine asks the index for ``match`` drafts on Invoked requests; as you type they stay off."""
+def test_match_and_predecessor_drafts_are_offered_when_invoked_only(tiny_mask_model):
+    """The engine asks the index for ``match`` and ``predecessor`` drafts on Invoked requests; as you type they
+    stay off."""
     from dgcomplete.engine import Engine
     from dgcomplete.model import load_model
 
@@ -518,6 +553,15 @@ def test_match_drafts_are_offered_when_invoked_only(tiny_mask_model):
     assert invoked.stats["drafts"] >= 1 and "lse" in [c.text for c in invoked.items]
     typing = asyncio.run(eng.complete("file:///m.py", off, seed=0))
     assert all(c.source != "match" for c in typing.items) and typing.stats["drafts"] == 0
+
+    text = "def f(x):\n    try:\n        return parse(x)\n    except KeyError:\n        pass\n\n\n" \
+        "def g(x, y):\n    \n        return parse(x)\n"
+    eng.open("file:///p.py", text, 1, "python")
+    off = text.index("y):\n    \n") + len("y):\n    ")
+    invoked = asyncio.run(eng.complete("file:///p.py", off, n=3, seed=0))
+    assert invoked.stats["drafts"] >= 1 and "try:" in [c.text for c in invoked.items]
+    typing = asyncio.run(eng.complete("file:///p.py", off, seed=0))
+    assert typing.stats["drafts"] == 0
 
 
 def test_the_causal_continuation_is_greedy_and_leaves_the_cache_as_it_was():
