@@ -412,8 +412,8 @@ class Engine:
 
         ``match`` and ``predecessor`` drafts only when Invoked: they add right items there, but as you type a gate
         refitted with ``match`` showed about as many right suggestions on the dev splits and fewer on test
-        (bench/results/match_source_ab.json), and ``predecessor`` drafts under the shipped gate were right on 12
-        of the 42 suggestions they added (bench/results/predecessor_ab.json)."""
+        (bench/results/match_source_ab.json), and ``predecessor`` drafts under the shipped gate were right on 11
+        of the 32 suggestions they added on the dev splits (bench/results/predecessor_ab.json)."""
         sources = self.settings.context_sources or CONTEXT_SOURCES
         if self.local is None:
             return []
