@@ -95,14 +95,17 @@ class _Doc:
         return _next_key(self.lines, i)
 
 
-def _next_key(lines: list[str], i: int) -> str:
-    """The key of the line after ``lines[i]``, skipping one blank line ("" if none): what pairs lines."""
+def _next_line(lines: list[str], i: int) -> int:
+    """The index of the line after ``lines[i]``, skipping one blank line (-1 if none): what pairs lines."""
     for j in (i + 1, i + 2):
-        if j < len(lines):
-            k = _key(lines[j])
-            if k:
-                return k
-    return ""
+        if j < len(lines) and _key(lines[j]):
+            return j
+    return -1
+
+
+def _next_key(lines: list[str], i: int) -> str:
+    j = _next_line(lines, i)
+    return _key(lines[j]) if j >= 0 else ""
 
 
 class _Maps:
@@ -240,10 +243,12 @@ class ContextIndex:
             if old is None or old.strength < strength:
                 out[cand] = Draft(cand, source, round(strength, 3), here)
 
-        # the cursor's line pairs the lines around it as if it were not there (the line above a blank cursor line
-        # with the line below): the index holds those pairs for the cursor's own document, the counts here do not
+        # pairs that reach or pass over the cursor's line are the cursor's own (the line above a blank cursor line
+        # with the line below, the line above with what is being typed): the index holds them for the cursor's
+        # document, the counts here do not
         around, c = _around(text, ls, offset)
-        own = Counter((_key(around[i]), _next_key(around, i)) for i in range(c + 1) if _key(around[i]))
+        own = Counter((_key(around[i]), _key(around[j])) for i in range(c + 1)
+                      if _key(around[i]) and (j := _next_line(around, i)) >= c)
         if prev:
             for source, weight in (("successor", 1.0), ("shape", 0.6)):
                 key = prev if source == "successor" else shape(prev)

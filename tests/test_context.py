@@ -122,6 +122,11 @@ def test_predecessor_drafts_come_from_the_line_below():
     idx.open("file:///r.py", "python", twice)
     d = idx.drafts("file:///r.py", "python", twice, twice.rindex("\n\n") + 1, workspace=False, before=True)
     assert sorted((x.text, x.source) for x in d) == [("a = load()", "predecessor"), ("b = a.x", "successor")]
+    # a pair above the cursor that does not reach its line is the file's: a line repeated right above still counts
+    rep = "f()\nf()\n\ng()\n"
+    idx.open("file:///r.py", "python", rep)
+    d = idx.drafts("file:///r.py", "python", rep, rep.index("\n\n") + 1, workspace=False)
+    assert [(x.text, x.source) for x in d] == [("f()", "successor")]
 
 
 def test_comment_lines_are_drafts_only_once_a_comment_is_typed():
@@ -195,6 +200,11 @@ def test_python_parser_catches_what_tree_sitter_lets_through():
     # a file broken elsewhere: the parser cannot tell, tree-sitter's verdict stands
     broken = "def f(x):\n    return \n    y = (\n"
     assert python_sound(broken, broken.index("return ") + 7, "return x")
+    # a new line inside a call's arguments, where `pass` is no neutral line: the line left blank is
+    call = "def f(cl, a):\n    return g(\n        cl,\n        False,\n        \n        True,\n        type=a,\n    )\n"
+    off = call.index("False,\n        \n") + len("False,\n        ")
+    assert not python_sound(call, off, "type=a,")  # a positional argument after it: Python refuses the call
+    assert python_sound(call, off, "False,")
 
 
 def test_no_identifier_glue_mid_line():
@@ -555,7 +565,7 @@ def test_match_and_predecessor_drafts_are_offered_when_invoked_only(tiny_mask_mo
     assert all(c.source != "match" for c in typing.items) and typing.stats["drafts"] == 0
 
     text = "def f(x):\n    try:\n        return parse(x)\n    except KeyError:\n        pass\n\n\n" \
-        "def g(x, y):\n    \n        return parse(x)\n"
+        "def g(x, y):\n    \n        return parse(x)\n    except KeyError:\n        pass\n"
     eng.open("file:///p.py", text, 1, "python")
     off = text.index("y):\n    \n") + len("y):\n    ")
     invoked = asyncio.run(eng.complete("file:///p.py", off, n=3, seed=0))

@@ -86,9 +86,10 @@ def python_sound(text: str, offset: int, cand: str) -> bool:
     a, b = bounds
     line = text[ls:le]
     indent = line[: len(line) - len(line.lstrip())]
-    before = "\n".join(lines[a:row] + [indent + "pass"] + lines[row + 1 : b])
-    if not _parses(before):
-        return True  # broken elsewhere (or mid-statement): tree-sitter's verdict stands
+    # the line left neutral: a statement, or (inside brackets, where no statement goes) the line as it is, blank
+    # on a new line; if neither parses, the file is broken elsewhere or mid-statement: tree-sitter's verdict stands
+    if not any(_parses("\n".join(lines[a:row] + [neutral] + lines[row + 1 : b])) for neutral in (indent + "pass", line)):
+        return True
     after_line = text[ls:offset] + cand + text[offset:le]
     after = "\n".join(lines[a:row] + after_line.split("\n") + lines[row + 1 : b])
     return _parses(after)
