@@ -60,15 +60,20 @@ def test_successor_and_prefix_drafts():
         "file:///t.py", "python", text2, text2.index("        \n") + 8))
 
 
+def opened(idx: ContextIndex, uri: str, lang: str, text: str, off: int, **kw: bool) -> list[tuple[str, str, bool]]:
+    """Open ``text`` and ask for drafts at ``off``: (text, source, here) of each."""
+    idx.open(uri, lang, text)
+    return [(x.text, x.source, x.here) for x in idx.drafts(uri, lang, text, off, **kw)]
+
+
 def test_match_drafts_continue_the_end_of_what_is_typed():
     idx = ContextIndex()
     text = ("function a(ch) {\n  if (ch === 'x') return false;\n  return true;\n}\n"
             "function b(ch) {\n  if (ch === '_') return fa\n}\n")
-    idx.open("file:///m.js", "javascript", text)
     off = text.rindex("return fa") + len("return fa")
-    d = idx.drafts("file:///m.js", "javascript", text, off, workspace=False, match=True)
     # no line starts with what is typed, but its last characters occurred before: their line goes on as `lse;`
-    assert [(x.text, x.source, x.here) for x in d] == [("lse;", "match", True)]
+    assert opened(idx, "file:///m.js", "javascript", text, off, workspace=False, match=True) == [
+        ("lse;", "match", True)]
     assert not idx.drafts("file:///m.js", "javascript", text, off, workspace=False)  # only when asked for
     # the cursor's own line is not a match for itself, and a short typed text matches nothing
     alone = "  if (ch === '_') return fa\n"
@@ -96,37 +101,30 @@ def test_predecessor_drafts_come_from_the_line_below():
     idx = ContextIndex()
     text = ("def a(x):\n    try:\n        return parse(x)\n    except ValueError:\n        return None\n\n\n"
             "def b(x, default):\n    \n        return parse(x)\n    except KeyError:\n        return default\n")
-    idx.open("file:///p.py", "python", text)
     off = text.index("default):\n    \n") + len("default):\n    ")
+    here = {"workspace": False, "before": True}
     # nothing above the cursor was seen before, but the line below was: what came before it is a draft
-    d = idx.drafts("file:///p.py", "python", text, off, workspace=False, before=True)
-    assert [(x.text, x.source, x.here) for x in d] == [("try:", "predecessor", True)]
-    assert not idx.drafts("file:///p.py", "python", text, off, workspace=False)  # only when asked for
+    assert opened(idx, "file:///p.py", "python", text, off, **here) == [("try:", "predecessor", True)]
+    assert not opened(idx, "file:///p.py", "python", text, off, workspace=False)  # only when asked for
     # typed characters filter them; from another document they are found too, not here
     for chars, want in (("tr", ["y:"]), ("ex", [])):
-        typed = text[:off] + chars + text[off:]
-        idx.open("file:///p.py", "python", typed)
-        d = idx.drafts("file:///p.py", "python", typed, off + 2, workspace=False, before=True)
-        assert [x.text for x in d if x.source == "predecessor"] == want
+        d = opened(idx, "file:///p.py", "python", text[:off] + chars + text[off:], off + 2, **here)
+        assert [t for t, source, _ in d if source == "predecessor"] == want
     idx.open("file:///p.py", "python", text)
     lone = "def c(x, y, z):\n    \n        return parse(x)\n"
-    idx.open("file:///q.py", "python", lone)
-    d = idx.drafts("file:///q.py", "python", lone, lone.index("    \n") + 4, before=True)
-    assert (d[0].text, d[0].source, d[0].here) == ("try:", "predecessor", False)
+    assert opened(idx, "file:///q.py", "python", lone, lone.index("    \n") + 4, before=True)[0] == (
+        "try:", "predecessor", False)
     # the line above a blank cursor line pairs with the line below it in the index: neither is offered for that
     # pair (as the line above's successor, or the line below's predecessor)
     own = "a = load()\n\nb = a.x\n"
-    idx.open("file:///r.py", "python", own)
-    assert not idx.drafts("file:///r.py", "python", own, own.index("\n\n") + 1, workspace=False, before=True)
+    assert not opened(idx, "file:///r.py", "python", own, own.index("\n\n") + 1, **here)
     twice = "a = load()\nb = a.x\n\nc = 1\n" + own
-    idx.open("file:///r.py", "python", twice)
-    d = idx.drafts("file:///r.py", "python", twice, twice.rindex("\n\n") + 1, workspace=False, before=True)
-    assert sorted((x.text, x.source) for x in d) == [("a = load()", "predecessor"), ("b = a.x", "successor")]
+    assert sorted(opened(idx, "file:///r.py", "python", twice, twice.rindex("\n\n") + 1, **here)) == [
+        ("a = load()", "predecessor", True), ("b = a.x", "successor", True)]
     # a pair above the cursor that does not reach its line is the file's: a line repeated right above still counts
     rep = "f()\nf()\n\ng()\n"
-    idx.open("file:///r.py", "python", rep)
-    d = idx.drafts("file:///r.py", "python", rep, rep.index("\n\n") + 1, workspace=False)
-    assert [(x.text, x.source) for x in d] == [("f()", "successor")]
+    assert opened(idx, "file:///r.py", "python", rep, rep.index("\n\n") + 1, workspace=False) == [
+        ("f()", "successor", True)]
 
 
 def test_comment_lines_are_drafts_only_once_a_comment_is_typed():
