@@ -250,15 +250,14 @@ class ContextIndex:
         own = Counter((_key(around[i]), _key(around[j])) for i in range(c + 1)
                       if _key(around[i]) and (j := _next_line(around, i)) >= c)
         if prev:
-            for source, weight in (("successor", 1.0), ("shape", 0.6)):
-                key = prev if source == "successor" else shape(prev)
+            for source, weight, keyof in (("successor", 1.0, str), ("shape", 0.6, shape)):
+                key = keyof(prev)
                 for maps, here in sources:
                     nexts = (maps.succ if source == "successor" else maps.shape_succ).get(key)
+                    if nexts and here:
+                        nexts = _minus(nexts, own, lambda line, keyof=keyof, key=key: keyof(line) == key, first=True)
                     if not nexts:
                         continue
-                    if here:
-                        nexts = _minus(nexts, own, lambda line, key=key, source=source: key == (
-                            line if source == "successor" else shape(line)), first=True)
                     total = sum(nexts.values())
                     for full, n in nexts.most_common(8):
                         add(full, source, weight * (1.0 if here else 0.8) * n / total, here)
