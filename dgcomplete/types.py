@@ -61,7 +61,7 @@ class InfillRequest:
 class Candidate:
     text: str  # the middle, as it would be inserted at the cursor
     score: float = 0.0  # lower is better (mean entropy of the committed free tokens)
-    source: str = "diffusion"  # diffusion | successor | shape | prefix | match | warm (the rest of a shown suggestion)
+    source: str = "diffusion"  # diffusion | causal | successor | shape | predecessor | prefix | match | warm (the rest of a shown suggestion)
     features: dict[str, float] = field(default_factory=dict)  # the scorer's view (see local.score)
     confidence: float | None = None  # the gate's estimate that the first line is exactly right
 
