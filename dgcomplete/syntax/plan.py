@@ -139,7 +139,7 @@ def _open_call(left: str, lang: str | None) -> bool:
     return not (word and word.group(1) in _NON_CALL_WORDS)
 
 
-def _enclosing_literal(tree: tree_sitter.Tree, byte: int) -> str | None:
+def enclosing_literal(tree: tree_sitter.Tree, byte: int) -> str | None:
     """'string' or 'comment' when the cursor is inside a string literal or a comment (its text, not after it)."""
     root = tree.root_node
     starts = [root.descendant_for_byte_range(byte, byte)]
@@ -180,7 +180,7 @@ def _unfinished_here(tree: tree_sitter.Tree, lo: int, hi: int) -> bool:
     return False
 
 
-def _previous_nonblank(text: str, line_start: int) -> tuple[int, str] | None:
+def previous_nonblank(text: str, line_start: int) -> tuple[int, str] | None:
     """(start offset, text) of the closest non-blank line above the one starting at `line_start`."""
     pos = line_start - 1
     while pos > 0:
@@ -250,7 +250,7 @@ def plan_span(
     byte = index.byte_offset(offset) if index is not None else offset
 
     # strings and comments: pointless mid-word, otherwise finish the line
-    literal = _enclosing_literal(tree, byte) if tree is not None else None
+    literal = enclosing_literal(tree, byte) if tree is not None else None
     if literal is not None:
         before = left[-1:] or " "
         after = right[:1] or " "
@@ -268,7 +268,7 @@ def plan_span(
     unit = indent_unit(text, lang)
     statement_lines = min(_STATEMENT_LINES, max_lines)
     if blank_left:
-        prev = _previous_nonblank(text, line_start)
+        prev = previous_nonblank(text, line_start)
         if prev is not None and _is_block_opener(prev[1], lang):
             prev_indent = _indent_of(prev[1])
             deeper = len(left) > len(prev_indent) and left.startswith(prev_indent)

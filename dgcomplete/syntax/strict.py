@@ -15,7 +15,9 @@ import re
 import warnings
 from typing import Any
 
+from .check import shared_base
 from .languages import comment_openers, is_comment_line
+from .plan import enclosing_literal, previous_nonblank
 
 MAX_CHUNK_LINES = 400  # larger enclosing definitions are left to tree-sitter alone (bounded cost per request)
 _WORD = re.compile(r"[\w$]")
@@ -172,15 +174,6 @@ def empty_comment(cand: str, lang: str | None) -> bool:
 _EMPTY_STRINGS = frozenset({'""', "''", '""""""', "''''''"})
 
 
-def line_above(text: str, line_start: int) -> str:
-    """The last line before the one starting at ``line_start`` that is not blank, stripped ("" at the top). Scans
-    back from the line start: no copy of the prefix on the keystroke path."""
-    i = line_start - 1
-    while i >= 0 and text[i].isspace():
-        i -= 1
-    return text[text.rfind("\n", 0, i) + 1 : i + 1].strip() if i >= 0 else ""
-
-
 def empty_string_line(text: str, offset: int, cand: str, lang: str | None) -> bool:
     """A Python line that is only an empty string literal, as a statement: a no-op (an empty docstring at best).
 
@@ -191,8 +184,8 @@ def empty_string_line(text: str, offset: int, cand: str, lang: str | None) -> bo
     line_start = text.rfind("\n", 0, offset) + 1
     if text[line_start:offset].strip():
         return False  # after code on the line (``name = ""``): a value
-    above = line_above(text, line_start)
-    return not above or above[-1] not in "([{,\\"
+    above = previous_nonblank(text, line_start)
+    return above is None or above[1].rstrip()[-1] not in "([{,\\"
 
 
 def edited_line(text: str, offset: int, cand: str) -> tuple[int, int, str]:
@@ -371,17 +364,11 @@ def unasked_comment(text: str, offset: int, cand: str, lang: str | None, tree: A
     typed = text[ls:offset]
     if any(o in typed for o in openers) or is_comment_line(typed, lang):  # opened here, or a block's `*` line
         return False
-    above = line_above(text, ls)
-    if is_comment_line(above, lang) or above.endswith("*/"):  # a comment block goes on
-        return False
-    if tree is not None:
-        at = len(text[:offset].encode("utf-8"))
-        node = tree.root_node.descendant_for_byte_range(at, at)
-        while node is not None:
-            if "comment" in node.type or "string" in node.type:
-                return False
-            node = node.parent
-    return True
+    above = previous_nonblank(text, ls)
+    if above is not None and (is_comment_line(above[1], lang) or above[1].rstrip().endswith("*/")):
+        return False  # a comment block goes on
+    # inside a comment or a string (the plan's own test; the byte offset from the checks' shared encoding)
+    return tree is None or enclosing_literal(tree, shared_base(text, lang, tree).index.byte_offset(offset)) is None
 
 
 def sound(text: str, offset: int, cand: str, lang: str | None, tree: Any = None) -> str:
