@@ -246,14 +246,16 @@ class ContextIndex:
         # pairs that reach or pass over the cursor's line are the cursor's own (the line above a blank cursor line
         # with the line below, the line above with what is being typed): the index holds them for the cursor's
         # document, the counts here do not
-        around, c = _around(text, ls, offset)
+        cur_end = text.find("\n", offset)
+        cur_end = len(text) if cur_end < 0 else cur_end
+        around, c = _around(text, ls, cur_end)
         own = Counter((_key(around[i]), _key(around[j])) for i in range(c + 1)
                       if _key(around[i]) and (j := _next_line(around, i)) >= c)
         if prev:
-            for source, weight, keyof in (("successor", 1.0, str), ("shape", 0.6, shape)):
+            for source, weight, keyof, table in (("successor", 1.0, str, "succ"), ("shape", 0.6, shape, "shape_succ")):
                 key = keyof(prev)
                 for maps, here in sources:
-                    nexts = (maps.succ if source == "successor" else maps.shape_succ).get(key)
+                    nexts = getattr(maps, table).get(key)
                     if nexts and here:
                         nexts = _minus(nexts, own, lambda line, keyof=keyof, key=key: keyof(line) == key, first=True)
                     if not nexts:
@@ -273,8 +275,6 @@ class ContextIndex:
                 for full, n in came.most_common(8):
                     add(full, "predecessor", 0.8 * (1.0 if here else 0.8) * n / total, here)
         if typed:
-            cur_end = text.find("\n", offset)
-            cur_end = len(text) if cur_end < 0 else cur_end
             cur_line = text[ls:cur_end].strip()
             if document:
                 # lines near the cursor that start with what is typed: the nearest at the same indentation first
@@ -305,10 +305,9 @@ class ContextIndex:
         return ranked[:limit]
 
 
-def _around(text: str, ls: int, offset: int) -> tuple[list[str], int]:
-    """The two lines above the cursor's line, that line, and the two below; and the cursor line's index there."""
-    cur_end = text.find("\n", offset)
-    cur_end = len(text) if cur_end < 0 else cur_end
+def _around(text: str, ls: int, cur_end: int) -> tuple[list[str], int]:
+    """The two lines above the cursor's line (``ls``..``cur_end``), that line, and the two below; and the cursor
+    line's index there."""
     up = text[max(0, ls - 2000) : ls].split("\n")[:-1][-2:] if ls else []
     down = text[cur_end : cur_end + 4000].split("\n")[1:3]
     return [*up, text[ls:cur_end], *down], len(up)
