@@ -68,6 +68,7 @@ from . import (
 from .heldout import OUT as HELDOUT
 from .heldout import SPLITS, case_document, family, load, other_text
 from .latency import Daemon, pos_at
+from .workspace import case_path, materialize
 
 # Named variants for --ablate: initialization options merged over --set.  Edit freely (issue #16's settings).
 ABLATIONS: dict[str, dict[str, Any]] = {
@@ -168,7 +169,22 @@ def verbatim_above(doc: str, cursor: int, expected: str) -> bool:
 
 
 # ---- one variant --------------------------------------------------------------------------------------------
-def _uri(case_id: str, fid: str) -> str:
+async def _folders_read(daemon: OptionsDaemon, timeout: float = 120.0) -> None:
+    """Wait until the daemon reads no workspace folder (``dgcomplete.stats``)."""
+    t = Timer()
+    while t.s < timeout:
+        ws = (await daemon.stats()).get("workspace") or {}
+        if not ws.get("scanning"):
+            return
+        await asyncio.sleep(0.05)
+    raise RuntimeError(f"the daemon was still reading its workspace folders after {timeout:.0f} s")
+
+
+def _uri(case_id: str, fid: str, split: str | None = None) -> str:
+    """A case's document URI: a path of its own, or (``split`` given: ``--workspace``) the file in its unpacked
+    package, so the daemon finds it in its workspace folder."""
+    if split is not None:
+        return case_path(split, fid).resolve().as_uri()
     return f"file:///heldout/{case_id}/{fid.replace('@', '')}"
 
 
@@ -177,30 +193,36 @@ TRIGGERS = {"automatic": lsp.InlineCompletionTriggerKind.Automatic, "invoked": l
 
 async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dict[str, Any]],
                     tokenizer: Any = None, variant: str = "default", trigger: str = "automatic",
-                    ) -> list[dict[str, Any]]:
+                    others: bool = True, workspace: bool = False) -> list[dict[str, Any]]:
     """Play every case through the daemon; one record per request.
 
     ``trigger``: ``automatic`` (as typing asks: one item, gated) or ``invoked`` (the user asked: several items,
     no gate); the first item is scored either way, and ``any_exact`` says whether any item was right.
+    ``others``: open the case's other files first; ``workspace``: the daemon was given the unpacked packages as
+    workspace folders (:mod:`bench.workspace`), the documents are opened as their files there, and each request
+    waits until the daemon has read its folder (the steady state of a session).
     """
     files = data["files"]
     client = daemon.client
+    split = data["split"] if workspace else None
     out = []
     for i, case in enumerate([cases[0], *cases] if cases else []):
         warmup = i == 0
         doc, cursor = case_document(files, case)
         lang = files[case["file"]]["lang"]
         opened = []
-        for fid in case["others"]:
-            uri = _uri(case["id"], fid)
+        for fid in case["others"] if others else []:
+            uri = _uri(case["id"], fid, split)
             client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(
                 uri=uri, language_id=files[fid]["lang"], version=0,
                 text=other_text(files, fid, data.get("others_max_chars", 30_000)))))
             opened.append(uri)
-        uri = _uri(case["id"] + ("-warmup" if warmup else ""), case["file"])
+        uri = _uri(case["id"] + ("-warmup" if warmup else ""), case["file"], split)
         client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(
             uri=uri, language_id=lang, version=1, text=doc)))
         opened.append(uri)
+        if workspace:
+            await _folders_read(daemon)
         params = lsp.InlineCompletionParams(
             context=lsp.InlineCompletionContext(trigger_kind=TRIGGERS[trigger]),
             text_document=lsp.TextDocumentIdentifier(uri), position=pos_at(doc, cursor))
@@ -400,16 +422,18 @@ def pick_cases(data: dict[str, Any], n: int | None) -> list[dict[str, Any]]:
 
 async def run_variants(model: Path, data: dict[str, Any], cases: list[dict[str, Any]],
                        variants: dict[str, dict[str, Any]], threads: int | None, tokenizer: Any,
-                       trigger: str = "automatic") -> tuple[dict[str, Any], list[dict[str, Any]]]:
+                       trigger: str = "automatic", others: bool = True, workspace: bool = False,
+                       ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     out: dict[str, Any] = {}
     every: list[dict[str, Any]] = []
     log_dir = Path(tempfile.mkdtemp(prefix="dgcontext-"))
+    folders = sorted(materialize(data["split"]).values()) if workspace else None
     for name, options in variants.items():
-        d = OptionsDaemon(model, options=options, threads=threads, log_dir=log_dir)
+        d = OptionsDaemon(model, options=options, threads=threads, log_dir=log_dir, folders=folders)
         t = Timer()
         await d.start()
         try:
-            recs = await run_cases(d, data, cases, tokenizer, name, trigger)
+            recs = await run_cases(d, data, cases, tokenizer, name, trigger, others, workspace)
             peak = d.peak_rss_mb()
         finally:
             unknown = d.unknown_settings()
@@ -452,6 +476,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--ablate", nargs="*", metavar="NAME", help="run these ABLATIONS variants (none named: all)")
     ap.add_argument("--trigger", default="automatic", choices=tuple(TRIGGERS),
                     help="automatic: as typing asks (one gated item); invoked: as the user asks (several, no gate)")
+    ap.add_argument("--workspace", action="store_true",
+                    help="give the daemon each package, unpacked, as a workspace folder (bench.workspace)")
+    ap.add_argument("--no-others", dest="others", action="store_false",
+                    help="open only the case's document (a user with one file open)")
     ap.add_argument("--dump", help="per-request JSONL")
     ap.add_argument("--out", help=f"write the JSON report here (e.g. {display_path(RESULTS / 'context.json')})")
     ap.add_argument("--note", help="a note stored with the results (e.g. which engine ran)")
@@ -482,7 +510,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         variants = {n: {**base, **ABLATIONS[n]} for n in names}
     t = Timer()
     res_variants, recs = asyncio.run(run_variants(model, data, cases, variants, a.threads, loaded.tokenizer,
-                                                                a.trigger))
+                                                  a.trigger, a.others, a.workspace))
     if a.dump:
         Path(a.dump).parent.mkdir(parents=True, exist_ok=True)
         Path(a.dump).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs))
@@ -495,6 +523,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "n": len(cases),
         "packages": [{k: p[k] for k in ("name", "version", "license", "lang", "split")} for p in data["packages"]],
         "settings": {"set": base, "threads": a.threads, "trigger": a.trigger, "warmup_requests": 1,
+                     "other_open_files": a.others, "workspace_folders": a.workspace,
                      "request_timeout_s": REQUEST_TIMEOUT_S, "exact_rule": "first line of the shown text after "
                      "the typed part, stripped, equals the expected first line stripped; rate over all requests"},
         "model": model_info(loaded),

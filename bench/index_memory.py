@@ -1,9 +1,13 @@
-"""What the retrieval index costs at its bound: memory at MAX_TOTAL_LINES, and the time of one ``drafts`` call.
+"""What the retrieval index costs at its bound: memory at MAX_TOTAL_LINES, and the time of one ``drafts`` call;
+and what one workspace folder's files cost at the default ``workspaceIndexLines``.
 
 Python files of the training corpus (``data/corpus/python.jsonl``, ``make corpus``) are opened until the index
 holds ``context.MAX_TOTAL_LINES`` lines; tracemalloc counts the Python objects the index keeps, and again with the
 ``predecessor`` pairs (``_Maps.pred``) dropped, so their share is measured, not estimated. A ``drafts`` call is then
-timed at random line starts of the first document, as you type and with the Invoked-only sources.
+timed at random line starts of the first document, as you type and with the Invoked-only sources. For the
+folder, files of the same corpus fill a :class:`dgcomplete.context.Folder` up to the settings' default line budget
+(built in one go, as the engine's file thread builds it), and a ``drafts`` call is timed with one open document
+beside it.
 
     python -m bench.index_memory [--corpus data/corpus/python.jsonl] [--out bench/results/index_memory.json]
 """
@@ -18,6 +22,7 @@ import tracemalloc
 from pathlib import Path
 
 from dgcomplete import context
+from dgcomplete.settings import Settings
 
 from . import emit, machine_info
 
@@ -67,7 +72,39 @@ def main(argv: list[str] | None = None) -> None:
           "command": "python -m bench.index_memory",
           "documents": len(idx.docs), "lines": idx.total, "open_all_s": round(open_s, 2),
           "index_mb": round(full / 1e6, 1), "predecessor_pairs_mb": round((full - without_pred) / 1e6, 1),
-          "drafts_ms": timing, "cursors": args.cursors, "machine": machine_info()}, args.out)
+          "drafts_ms": timing, "cursors": args.cursors, "folder": folder_cost(texts, cursors, text),
+          "machine": machine_info()}, args.out)
+
+
+def folder_cost(texts: list[str], cursors: list[int], text: str) -> dict[str, object]:
+    """One workspace folder at the default line budget: its memory, build time and a drafts call beside it."""
+    budget = Settings().workspace_index_lines
+    files, lines = [], 0
+    for i, t in enumerate(texts[1:]):  # not the document drafts are asked for
+        if lines >= budget:
+            break
+        files.append((f"/ws/f{i}.py", t))
+        lines += t.count("\n") + 1
+    tracemalloc.start()
+    t0 = time.perf_counter()
+    folder = context.Folder(files)
+    build_s = time.perf_counter() - t0
+    mb = tracemalloc.get_traced_memory()[0] / 1e6
+    tracemalloc.stop()
+    t0 = time.perf_counter()
+    context.Folder(files)  # timed again without tracemalloc
+    build_s = time.perf_counter() - t0
+    idx = context.ContextIndex()
+    idx.set_roots(["/ws"])
+    idx.add_folder("/ws", "python", folder, budget)
+    uri = "file:///ws/open.py"
+    idx.open(uri, "python", text)
+    t0 = time.perf_counter()
+    for off in cursors:
+        idx.drafts(uri, "python", text, off)
+    return {"workspace_index_lines": budget, "files": len(files), "lines": folder.total, "mb": round(mb, 1),
+            "build_s": round(build_s, 2),
+            "drafts_ms_as_you_type": round((time.perf_counter() - t0) / len(cursors) * 1e3, 3)}
 
 
 if __name__ == "__main__":

@@ -64,8 +64,9 @@ class Daemon:
     """``dgcomplete serve`` on stdio through pytest-lsp's client (a real subprocess)."""
 
     def __init__(self, model: Path, *, threads: int | None = None, log_dir: Path | None = None,
-                 options: dict[str, Any] | None = None) -> None:
+                 options: dict[str, Any] | None = None, folders: list[Path] | None = None) -> None:
         self.model = model
+        self.folders = folders or []  # workspace folders named in initialize
         self.threads = threads
         self.options = options or {}  # initializationOptions: the settings under test
         self.log_file: Path | None = None
@@ -88,7 +89,8 @@ class Daemon:
                                                          env.get("PYTHONPATH", "")] if p)
         self.client = await ClientServerConfig(server_command=cmd, server_env=env).start()
         await self.client.initialize_session(lsp.InitializeParams(
-            capabilities=capabilities(), initialization_options=self.options, process_id=None))
+            capabilities=capabilities(), initialization_options=self.options, process_id=None,
+            workspace_folders=[lsp.WorkspaceFolder(uri=f.resolve().as_uri(), name=f.name) for f in self.folders] or None))
         while t.s < timeout:
             msgs = [m.message for m in self.client.log_messages] + [m.message for m in self.client.messages]
             hit = next((m for m in msgs if " ready " in m or "cannot load" in m), None)

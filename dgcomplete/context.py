@@ -27,11 +27,13 @@ whose "next line" may have changed), never the whole document per keystroke.
 
 from __future__ import annotations
 
+import os
 import re
 from collections import Counter, OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from .folders import too_broad, uri_to_path
 from .syntax.languages import comment_markers, is_comment_line
 
 MAX_LINE_CHARS = 200  # longer lines are not indexed (minified code, data)
@@ -90,10 +92,6 @@ class _Doc:
             self._text = "\n".join(self.lines)
         return self._text
 
-    def next_key(self, i: int) -> str:
-        """The line after line ``i`` (skipping one blank line)."""
-        return _next_key(self.lines, i)
-
 
 def _next_line(lines: list[str], i: int) -> int:
     """The index of the line after ``lines[i]``, skipping one blank line (-1 if none): what pairs lines."""
@@ -134,46 +132,130 @@ class _Maps:
             if not c:
                 del table[key]
 
-    def contribute(self, doc: _Doc, i: int, d: int) -> None:
-        k = _key(doc.lines[i])
+    def contribute(self, lines: list[str], i: int, d: int) -> None:
+        k = _key(lines[i])
         if not k:
             return
         if len(k) >= 4:
             m = _HEAD.match(k)
             if m:
                 self._bump(self.by_head, m.group(0), k, d)
-        nxt = doc.next_key(i)
+        nxt = _next_key(lines, i)
         if nxt:
             self._bump(self.succ, k, nxt, d)
             self._bump(self.pred, nxt, k, d)
             self._bump(self.shape_succ, shape(k), nxt, d)
 
 
+class Folder:
+    """The files of one language under one workspace folder, as read from disk: one set of maps for all of them
+    (a lookup costs the same for 3 files or 3,000), and each file's lines, to take its share out again when the
+    file changes on disk or opens in the editor (the open document then speaks for it)."""
+
+    def __init__(self, files: list[tuple[str, str]] = ()) -> None:  # type: ignore[assignment]
+        self.files: dict[str, list[str]] = {}
+        self.maps = _Maps()
+        self.total = 0
+        for path, text in files:
+            self.put(path, text)
+
+    def put(self, path: str, text: str | None) -> None:
+        """The file at ``path`` now reads ``text`` (None: it is gone, or open in the editor)."""
+        old = self.files.pop(path, None)
+        if old is not None:
+            for i in range(len(old)):
+                self.maps.contribute(old, i, -1)
+            self.total -= len(old)
+        if text is None:
+            return
+        lines = _LINE_BREAK.split(text)
+        if len(lines) > MAX_DOC_LINES:
+            return
+        self.files[path] = lines
+        for i in range(len(lines)):
+            self.maps.contribute(lines, i, +1)
+        self.total += len(lines)
+
+
 class ContextIndex:
-    """Index of the open documents' lines (the engine's event loop owns it)."""
+    """Index of the open documents' lines and of the workspace folders' files (the engine's event loop owns it)."""
 
     MAX_DOCS_QUERIED = 16  # other documents of the language consulted per request, most recently used first
 
     def __init__(self) -> None:
         self.docs: OrderedDict[str, _Doc] = OrderedDict()
         self.total = 0
+        self.roots: list[str] = []  # workspace folder paths, deepest first
+        self.folders: OrderedDict[tuple[str, str], Folder] = OrderedDict()  # (root, language), least recent first
+        self.paths: dict[str, str] = {}  # open document URI -> its file's path
+
+    # ---- workspace folders ----------------------------------------------------------------------------------
+    def set_roots(self, roots: list[str]) -> None:
+        """The workspace folders (paths); the files of folders no longer among them leave the index."""
+        self.roots = sorted({os.path.normpath(r) for r in roots if not too_broad(r)}, key=lambda r: (-len(r), r))
+        for key in [k for k in self.folders if k[0] not in self.roots]:
+            del self.folders[key]
+
+    def root_of(self, path: str | None) -> str | None:
+        """The deepest workspace folder holding ``path``."""
+        if path is None:
+            return None
+        for r in self.roots:
+            if path == r or path.startswith(r.rstrip(os.sep) + os.sep):
+                return r
+        return None
+
+    def add_folder(self, root: str, lang: str, folder: Folder, max_lines: int) -> None:
+        """Install what a scan read; files open meanwhile are left to their documents, and the least recently
+        used other (folder, language) indexes leave while the lines exceed ``max_lines``."""
+        if root not in self.roots:
+            return
+        for path in self.paths.values():
+            if path in folder.files:
+                folder.put(path, None)
+        self.folders[(root, lang)] = folder
+        self.folders.move_to_end((root, lang))
+        self.trim(max_lines)
+
+    def trim(self, max_lines: int) -> None:
+        """Drop the least recently used folder indexes until their lines fit ``max_lines`` (0: all of them)."""
+        while self.folders and (max_lines <= 0 or (
+                len(self.folders) > 1 and sum(f.total for f in self.folders.values()) > max_lines)):
+            del self.folders[next(iter(self.folders))]
+
+    def put_file(self, path: str, lang: str | None, text: str | None) -> None:
+        """A file under an indexed folder changed on disk (None: deleted); ignored while it is open."""
+        folder = self.folders.get((self.root_of(path) or "", lang or ""))
+        if folder is not None and path not in self.paths.values():
+            folder.put(path, text)
+
+    def disk_copy(self, uri: str) -> str | None:
+        """The path of an open document's file (None if it is no file)."""
+        return self.paths.get(uri)
 
     # ---- keeping it in sync ---------------------------------------------------------------------------------
     def open(self, uri: str, lang: str | None, text: str) -> None:
         self.close(uri)
+        path = uri_to_path(uri)
+        if path is not None:  # its file on disk no longer speaks: the document does
+            self.paths[uri] = path
+            for folder in self.folders.values():
+                if path in folder.files:
+                    folder.put(path, None)
         lines = _LINE_BREAK.split(text)
         if lang is None or len(lines) > MAX_DOC_LINES:
             return
         doc = _Doc(lang, lines)
         self.docs[uri] = doc
         for i in range(len(lines)):
-            doc.maps.contribute(doc, i, +1)
+            doc.maps.contribute(lines, i, +1)
         self.total += len(lines)
         while self.total > MAX_TOTAL_LINES and len(self.docs) > 1:
             old = next(iter(self.docs))
             self.close(old)
 
     def close(self, uri: str) -> None:
+        self.paths.pop(uri, None)
         doc = self.docs.pop(uri, None)
         if doc is not None:
             self.total -= len(doc.lines)
@@ -191,12 +273,12 @@ class ContextIndex:
         lo = max(0, first - 2)  # their "next line" may change
         old_last = min(old_last, len(doc.lines) - 1)
         for i in range(lo, old_last + 1):
-            maps.contribute(doc, i, -1)
+            maps.contribute(doc.lines, i, -1)
         doc.lines[first : old_last + 1] = new_lines
         doc._text = None
         self.total += len(new_lines) - (old_last + 1 - first)
         for i in range(lo, min(len(doc.lines), first + len(new_lines))):
-            maps.contribute(doc, i, +1)
+            maps.contribute(doc.lines, i, +1)
         if len(doc.lines) > MAX_DOC_LINES:
             self.close(uri)
 
@@ -227,6 +309,10 @@ class ContextIndex:
             sources.append((self.docs[uri].maps, True))
         others = [d for u, d in reversed(self.docs.items()) if u != uri and d.lang == lang] if workspace else []
         sources += [(d.maps, False) for d in others[: self.MAX_DOCS_QUERIED]]
+        home = (self.root_of(self.paths.get(uri)) or "", lang)
+        if workspace and home in self.folders:  # the files of the cursor's workspace folder, read from disk
+            self.folders.move_to_end(home)
+            sources.append((self.folders[home].maps, False))
         out: dict[str, Draft] = {}
         # a comment copied from elsewhere is not what the user is about to write where code goes: comment lines
         # are drafts only once a comment (or its marker's first character) is typed

@@ -16,6 +16,7 @@ import re
 import time
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,8 +24,8 @@ import attrs
 import torch
 
 from . import edit as edits
-from . import syntax
-from .context import ContextIndex
+from . import folders, syntax
+from .context import ContextIndex, Folder
 from .fair import FairExecutor
 from .gate import Gate
 from .local import LocalInfiller, WarmStart
@@ -154,6 +155,9 @@ class Engine:
         self.load_error: str | None = None
         self.settings = Settings()  # the session's values (configure() replaces them); defaults until then
         self.context = ContextIndex()
+        # workspace files are listed, read and indexed here, off the event loop and the model thread
+        self._files = ThreadPoolExecutor(1, thread_name_prefix="dgcomplete-files")
+        self._scanning: set[tuple[str, str]] = set()
         self.gate = Gate.load(loaded.path if loaded is not None else None)
 
     # ---- lifecycle ------------------------------------------------------------------------------------------
@@ -200,7 +204,14 @@ class Engine:
         Live: span sizes, languages, the gate, context sources, syntax renoising, the step budget (per
         request, so per session), remote fallback; threads (model-wide) when this engine owns the model.
         """
+        before = self.settings.workspace_index_lines
         self.settings = attrs.evolve(st)  # a copy: the server's object keeps changing with the editor's
+        if st.workspace_index_lines < before:
+            self.context.trim(st.workspace_index_lines)
+        elif st.workspace_index_lines > before:  # read again, further out: the next open document asks
+            self.context.trim(0)
+            for s in self.sessions.values():
+                self._want_folder(s)
         self.syntax_renoise = st.syntax_renoise
         self.fallback_to_local = st.fallback_to_local
         refused = []
@@ -219,7 +230,8 @@ class Engine:
         answer); its own documents, settings and requests in flight. Two sessions never see each other's text."""
         v = copy.copy(self)
         v.sessions, v.settings, v._pending, v._base = {}, attrs.evolve(self.settings), 0, self
-        v.context = ContextIndex()  # retrieval sees this session's documents only
+        v.context = ContextIndex()  # retrieval sees this session's documents (and folders) only
+        v._scanning = set()
         return v
 
     async def shutdown(self) -> None:
@@ -235,6 +247,7 @@ class Engine:
         if self.remote is not None:
             await self.remote.aclose()
         self._pool.shutdown(wait=False, cancel_futures=True)
+        self._files.shutdown(wait=False, cancel_futures=True)
 
     # ---- documents ------------------------------------------------------------------------------------------
     def open(self, uri: str, text: str, version: int, language_id: str | None) -> Session:
@@ -246,7 +259,71 @@ class Engine:
             s = Session(uri, version, lang, syntax.SyntaxDocument(text, lang))
         self.sessions[uri] = s
         self.context.open(uri, s.lang, text)
+        self._want_folder(s)
         return s
+
+    # ---- workspace folders ----------------------------------------------------------------------------------
+    def set_folders(self, paths: list[str]) -> None:
+        """The client's workspace folders (local paths). A folder's files of a language are read for retrieval
+        when a document of that language opens in it (``workspaceIndexLines`` bounds them, nearest first)."""
+        self.context.set_roots(paths)
+        for s in self.sessions.values():
+            self._want_folder(s)
+
+    def _want_folder(self, s: Session) -> None:
+        """Start reading the files of ``s``'s language in its workspace folder, unless they are read already."""
+        budget = self.settings.workspace_index_lines
+        path = self.context.disk_copy(s.uri)
+        root = self.context.root_of(path)
+        lang = s.lang or s.big_lang
+        key = (root or "", lang or "")
+        if not budget or root is None or lang not in folders.LANGUAGES or key in self.context.folders or \
+                key in self._scanning:
+            return
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:  # no event loop (a script driving the engine): no background reading
+            return
+        skip = frozenset(self.context.paths.values())
+        self._scanning.add(key)
+        fut = loop.run_in_executor(self._files, lambda: Folder(folders.files_of(root, lang, path, budget, skip)))
+
+        def done(f: asyncio.Future) -> None:
+            self._scanning.discard(key)
+            if f.cancelled():
+                return
+            if f.exception() is not None:
+                log.warning("reading workspace folder %s (%s) failed: %s", root, lang, f.exception())
+                return
+            self.context.add_folder(root, lang, f.result(), self.settings.workspace_index_lines)
+            log.info("workspace folder %s: %d %s files, %d lines indexed", root, len(f.result().files), lang,
+                     f.result().total)
+
+        fut.add_done_callback(done)
+
+    def files_changed(self, changes: list[tuple[str, bool]]) -> None:
+        """Files changed on disk ((path, deleted) pairs, from the client's file watcher): read them again."""
+        for path, deleted in changes:
+            self._reread(os.path.normpath(path), syntax.language_for(None, path), deleted)
+
+    def _reread(self, path: str, lang: str | None, deleted: bool = False) -> None:
+        if (self.context.root_of(path) or "", lang or "") not in self.context.folders:
+            return
+        if deleted:
+            self.context.put_file(path, lang, None)
+            return
+        try:
+            fut = asyncio.get_running_loop().run_in_executor(self._files, folders.read_text, path)
+        except RuntimeError:
+            return
+        fut.add_done_callback(lambda f: None if f.cancelled() or f.exception() else
+                              self.context.put_file(path, lang, f.result()))
+
+    def folder_stats(self) -> dict[str, Any]:
+        """What the workspace index holds, for ``dgcomplete.stats``."""
+        return {"folders": self.context.roots, "scanning": sorted(f"{r} ({lg})" for r, lg in self._scanning),
+                "indexed": [{"folder": r, "language": lg, "files": len(f.files), "lines": f.total}
+                            for (r, lg), f in self.context.folders.items()]}
 
     @staticmethod
     def _fit(s: Session) -> None:
@@ -298,8 +375,11 @@ class Engine:
             self.context.open(s.uri, s.lang, s.doc.text)
 
     def close(self, uri: str) -> None:
+        path = self.context.disk_copy(uri)
         self.context.close(uri)
         s = self.sessions.pop(uri, None)
+        if path is not None and s is not None:  # its file speaks again, as saved
+            self._reread(path, s.lang or s.big_lang)
         if s and s.inflight:
             s.inflight.cancel("closed")
         self._recent.pop(uri, None)

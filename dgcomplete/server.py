@@ -21,6 +21,7 @@ from pygls.lsp.server import LanguageServer
 
 from . import __version__
 from .engine import Completion, Engine, EngineError
+from .folders import WATCHED_EXTENSIONS, uri_to_path
 from .protocol import BoundedInput, OpenDocuments, Protocol, strict_converter
 from .settings import RESTART, Settings
 from .types import CancelToken
@@ -108,7 +109,7 @@ class DgServer(LanguageServer):
         if self.engine is not None:
             if self.remote is not None:
                 self.engine.remote, self.engine.fallback_to_local = self.remote, self.settings.fallback_to_local
-            self._apply_settings()
+            self._engine_created()
         if shared.load_error:
             self.load_error = shared.load_error
             self.show_fatal(self.load_error)
@@ -154,7 +155,7 @@ class DgServer(LanguageServer):
             self.engine = Engine(loaded, threads=self.settings.threads, max_steps=self.settings.steps,
                                  syntax_renoise=self.settings.syntax_renoise, remote=self.remote,
                                  fallback_to_local=self.settings.fallback_to_local)
-            self._apply_settings()
+            self._engine_created()
 
             def report(msg: str) -> None:
                 if progress:
@@ -170,7 +171,7 @@ class DgServer(LanguageServer):
             log.error(self.load_error)
             if self.remote is not None:  # the remote backend can still serve
                 self.engine = Engine(None, remote=self.remote, fallback_to_local=False)
-                self._apply_settings()
+                self._engine_created()
             self.show_fatal(self.load_error)
         finally:
             if progress:
@@ -178,6 +179,35 @@ class DgServer(LanguageServer):
                     message="failed" if self.load_error else "ready"))
             assert self.ready is not None
             self.ready.set()
+
+    def _engine_created(self) -> None:
+        """A new engine takes the session's settings and workspace folders."""
+        self._apply_settings()
+        self.folders_to_engine()
+
+    def folders_to_engine(self) -> None:
+        """The workspace folders (their local paths) to the engine, whose retrieval reads their files."""
+        if self.engine is None:
+            return
+        ws = self.workspace
+        uris = [f.uri for f in ws.folders.values()] or ([ws.root_uri] if ws.root_uri else [])
+        self.engine.set_folders([p for p in map(uri_to_path, uris) if p])
+
+    async def watch_files(self) -> None:
+        """Ask the client to report changes to source files on disk, where it can (a branch switch changes the
+        files retrieval reads); a client that cannot or refuses leaves the index as read."""
+        caps = self.client_capabilities.workspace if self.client_capabilities else None
+        watched = caps.did_change_watched_files if caps else None
+        if not (watched and watched.dynamic_registration):
+            return
+        glob = "**/*.{" + ",".join(sorted(e.lstrip(".") for e in WATCHED_EXTENSIONS)) + "}"
+        reg = lsp.Registration(id=str(uuid.uuid4()), method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+                               register_options=lsp.DidChangeWatchedFilesRegistrationOptions(
+                                   watchers=[lsp.FileSystemWatcher(glob_pattern=glob)]))
+        try:
+            await asyncio.wait_for(self.client_register_capability_async(lsp.RegistrationParams([reg])), 10.0)
+        except Exception as e:  # noqa: BLE001 - the client's answer must not matter beyond this
+            log.info("file watching not registered: %s", e)
 
     def open_from_workspace(self, uri: str) -> None:
         """Give the engine pygls' copy of a document (it holds the edits typed while the model loaded); a copy
@@ -281,6 +311,17 @@ def make_server(model_path: str | None = None, *, threads: int | None = None, re
             return
         ls.ready = asyncio.Event()
         asyncio.ensure_future(ls.load_model())
+        asyncio.ensure_future(ls.watch_files())
+
+    @ls.feature(lsp.WORKSPACE_DID_CHANGE_WORKSPACE_FOLDERS)
+    def did_change_workspace_folders(ls: DgServer, params: lsp.DidChangeWorkspaceFoldersParams) -> None:
+        ls.folders_to_engine()  # pygls has updated ls.workspace.folders
+
+    @ls.feature(lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES)
+    def did_change_watched_files(ls: DgServer, params: lsp.DidChangeWatchedFilesParams) -> None:
+        if ls.engine is not None:
+            events = [(uri_to_path(c.uri), c.type == lsp.FileChangeType.Deleted) for c in params.changes]
+            ls.engine.files_changed([(p, deleted) for p, deleted in events if p])
 
     @ls.feature(lsp.WORKSPACE_DID_CHANGE_CONFIGURATION)
     async def did_change_configuration(ls: DgServer, params: lsp.DidChangeConfigurationParams) -> None:
@@ -343,9 +384,11 @@ def make_server(model_path: str | None = None, *, threads: int | None = None, re
             e = ls.engine
             # what the engine applies (not the whole settings: ``remote`` may hold an API key)
             st = e.settings
+            out["workspace"] = e.folder_stats()
             out["engine"] = {"max_lines": st.max_lines, "max_tokens": st.max_tokens,
                              "enabled_languages": st.enabled_languages, "min_confidence": st.min_confidence,
-                             "context_sources": st.context_sources, "steps": st.steps, "syntax_renoise": e.syntax_renoise, "fallback_to_local": e.fallback_to_local,
+                             "context_sources": st.context_sources, "workspace_index_lines": st.workspace_index_lines,
+                             "steps": st.steps, "syntax_renoise": e.syntax_renoise, "fallback_to_local": e.fallback_to_local,
                              "backend": "openai" if e.remote is not None else "local",
                              "gate": e.gate.fitted_on}
         return out

@@ -44,6 +44,7 @@ SPEC: dict[str, dict[str, Any]] = {
     "min_confidence": {"kind": "float", "lo": 0.0, "hi": 1.0, "optional": True},
     "context_sources": {"kind": "strlist", "optional": True, "choices": CONTEXT_SOURCES},
     "seed": _int(0, 2**31 - 1, optional=True),
+    "workspace_index_lines": _int(0, 2_000_000),
 }
 
 
@@ -69,6 +70,7 @@ class Settings:
     min_confidence: float | None = None  # the gate (gate.py); None: the threshold shipped with the model's gate
     context_sources: list[str] | None = None  # None: all of CONTEXT_SOURCES
     seed: int | None = None  # None: sampled rows (Invoked requests) vary from request to request; a number repeats
+    workspace_index_lines: int = 50_000  # lines of the workspace folders' files read for retrieval; 0: none
 
     def update(self, raw: Any) -> tuple[list[str], list[str]]:
         """Apply a settings object; returns (keys that changed, messages about refused keys/values)."""

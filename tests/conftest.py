@@ -41,14 +41,20 @@ def inline_capabilities(progress: bool = True) -> lsp.ClientCapabilities:
 
 
 async def start_daemon(*args: str, init_options: dict | None = None, progress: bool = True,
-                       capabilities: lsp.ClientCapabilities | None = None) -> LanguageClient:
+                       capabilities: lsp.ClientCapabilities | None = None,
+                       folders: list[Path] | None = None, features: dict | None = None) -> LanguageClient:
+    """``folders``: the workspace folders named in initialize; ``features``: client-side handlers (method ->
+    function) for requests the server sends, registered before initialize."""
     config = ClientServerConfig(server_command=[sys.executable, "-m", "dgcomplete", "serve", *args])
     client = await config.start()
+    for method, handler in (features or {}).items():
+        client.feature(method)(handler)
     client.init_result = await client.initialize_session(lsp.InitializeParams(
         capabilities=capabilities or inline_capabilities(progress),
         # the gate off unless a test sets it: plumbing tests run random weights, whose guesses it would hide
         initialization_options={"minConfidence": 0, **(init_options or {})},
         process_id=None,
+        workspace_folders=[lsp.WorkspaceFolder(f.as_uri(), f.name) for f in folders] if folders else None,
     ))
     return client
 

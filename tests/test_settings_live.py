@@ -80,10 +80,11 @@ async def test_each_setting_acts_at_run_time(tiny_mask_model):
         await inline(client)
         assert (await stats(client))["threads"] == 2
 
-        configure(client, syntaxRenoise=False, fallbackToLocal=False)
+        configure(client, syntaxRenoise=False, fallbackToLocal=False, workspaceIndexLines=0)
         await inline(client)
         live = (await stats(client))["engine"]
         assert live["syntax_renoise"] is False and live["fallback_to_local"] is False
+        assert live["workspace_index_lines"] == 0  # what it does to a folder's files: tests/test_workspace.py
 
         # the backend switches live: a remote server that is not there fails the request (no fallback) ...
         configure(client, backend="openai", remote={"url": "http://127.0.0.1:9/v1", "model": "m", "timeoutMs": 500})

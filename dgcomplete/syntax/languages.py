@@ -103,7 +103,7 @@ def is_comment_line(line: str, lang: str | None) -> bool:
     return any(s == m or (s.startswith(m) and (m != "*" or s == "*")) for m in comment_markers(lang))
 
 
-_EXTENSIONS: dict[str, str] = {
+EXTENSIONS: dict[str, str] = {
     ".py": "python",
     ".pyi": "python",
     ".pyw": "python",
@@ -144,7 +144,7 @@ def _extension_language(path: str) -> str | None:
     if name in (".bashrc", ".zshrc", ".profile", ".bash_profile"):
         return "bash"
     dot = name.rfind(".")
-    return _EXTENSIONS.get(name[dot:].lower()) if dot > 0 else None
+    return EXTENSIONS.get(name[dot:].lower()) if dot > 0 else None
 
 
 def language_for(language_id: str | None, path: str | None = None) -> str | None:

@@ -1,0 +1,94 @@
+"""The held-out packages as workspaces on disk: each package's archive unpacked as a user's checkout would be.
+
+The held-out splits (:mod:`bench.heldout`) store only the files their cases use. A user's editor has one or two
+files open and the project folder as its workspace; this module unpacks every file of each split's packages
+into ``data/heldout-ws/{SPLIT}/{package}/`` (the tarball's top folder stripped, as :func:`bench.heldout.source_files`
+names paths; a ``.deb``'s file-system tree as is) and returns the folder each package's sources live in, so
+``bench.context --workspace`` can hand it to the daemon as its workspace folder.
+
+Nothing is filtered here: tests, docs and build output stay, as in a checkout; what the daemon indexes of a
+folder is the daemon's decision.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from pathlib import Path
+
+from . import ROOT
+from .heldout import PACKAGES, Package, fetch
+
+WS = ROOT / "data" / "heldout-ws"
+
+
+def _safe(name: str) -> str:
+    return re.sub(r"[^\w.-]+", "_", name)
+
+
+def _tar_bytes(p: Package) -> bytes:
+    data = fetch(p)
+    if p.archive.endswith(".deb"):
+        with tempfile.NamedTemporaryFile(suffix=".deb") as deb:
+            deb.write(data)
+            deb.flush()
+            data = subprocess.run(["dpkg-deb", "--fsys-tarfile", deb.name], check=True, capture_output=True).stdout
+    return data
+
+
+def unpack(p: Package, dest: Path) -> Path:
+    """Unpack ``p`` under ``dest`` (case file ids ``{p.name}/{path}`` resolve to ``dest/path``); return the
+    package's root: the folder holding every file its ``include`` pattern names (a Go module's or a crate's
+    folder inside a ``.deb``), the archive's top otherwise."""
+    deb = p.archive.endswith(".deb")
+    included: list[str] = []
+    with tarfile.open(fileobj=io.BytesIO(_tar_bytes(p)), mode="r:*") as tar:
+        for m in tar.getmembers():
+            if not m.isfile():
+                continue
+            name = m.name[2:] if m.name.startswith("./") else m.name
+            path = name if deb else (name.split("/", 1)[1] if "/" in name else "")
+            if not path or path.startswith("/") or ".." in path.split("/"):
+                continue
+            f = tar.extractfile(m)
+            if f is None:
+                continue
+            out = dest / path
+            out.parent.mkdir(parents=True, exist_ok=True)
+            out.write_bytes(f.read())
+            if re.search(p.include, path):
+                included.append(path)
+    if not deb or not included:
+        return dest
+    top = os.path.commonpath([os.path.dirname(x) for x in included])
+    return dest / (top[: -len("/src")] if top.endswith("/src") else top)  # a crate's folder, not its src/
+
+
+def materialize(split: str, root: Path = WS) -> dict[str, Path]:
+    """Package name -> its workspace folder, for every package of ``split`` (unpacked once; kept)."""
+    out = {}
+    for p in (p for p in PACKAGES if p.split == split):
+        dest = root / split / _safe(p.name)
+        mark = dest / ".dgcomplete-ws-root"
+        if mark.exists():
+            out[p.name] = dest / mark.read_text()
+            continue
+        shutil.rmtree(dest, ignore_errors=True)
+        dest.mkdir(parents=True)
+        ws = unpack(p, dest)
+        mark.write_text(str(ws.relative_to(dest)))
+        out[p.name] = ws
+    return out
+
+
+def case_path(split: str, fid: str, root: Path = WS) -> Path:
+    """The file of case file id ``fid`` (``{package}/{path}``) in its unpacked package."""
+    for p in PACKAGES:
+        if p.split == split and fid.startswith(p.name + "/"):
+            return root / split / _safe(p.name) / fid[len(p.name) + 1 :]
+    raise KeyError(fid)

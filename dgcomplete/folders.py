@@ -1,0 +1,127 @@
+"""The workspace's files on disk, for retrieval: which files of a language a folder holds, nearest first.
+
+An editor usually has one or two files open, but the project around them says most of what the user is about to
+type (the held-out benchmark gains about as much from two other files of the package as from everything else;
+``bench/results/workspace_index_ab.json``). The engine therefore indexes the files of the workspace folders the
+client names, one language at a time, the first time a document of that language opens. This module only lists
+and reads them (no LSP, no index): :mod:`dgcomplete.context` keeps what they contribute.
+
+Which files: ``git ls-files --cached --others --exclude-standard`` where the folder is a git work tree (what the
+repository tracks, plus new files it does not ignore), else a walk that skips hidden folders and the usual
+dependency and build folders. Files over ``MAX_FILE_BYTES``, minified or not UTF-8 are skipped; the nearest to
+the document that asked come first, until the line budget is spent.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from pathlib import Path
+from urllib.parse import quote, unquote, urlsplit
+
+from .syntax.languages import EXTENSIONS, language_for
+
+MAX_FILE_BYTES = 256_000  # bigger files are data or generated code
+MAX_LISTED = 50_000  # paths considered per folder: bounds the walk of a huge tree
+GIT_TIMEOUT_S = 10.0
+WALK_S = 3.0  # a folder walk stops listing after this long (a slow or huge tree)
+# languages whose files are read (a JSON document gains nothing from lock files and fixtures)
+LANGUAGES = frozenset(lang for lang in EXTENSIONS.values() if lang != "json")
+WATCHED_EXTENSIONS = tuple(sorted(ext for ext, lang in EXTENSIONS.items() if lang in LANGUAGES))
+SKIP_DIRS = frozenset({
+    "node_modules", "bower_components", "__pycache__", "site-packages", "venv", "env", "dist", "build", "out",
+    "target", "vendor", "third_party", "_build", "coverage", "htmlcov",
+})
+
+
+def uri_to_path(uri: str) -> str | None:
+    """The local path of a ``file:`` URI (None for any other scheme): what ties an open document to its file."""
+    parts = urlsplit(uri)
+    if parts.scheme != "file" or (parts.netloc not in ("", "localhost")):
+        return None
+    path = unquote(parts.path)
+    if os.name == "nt" and len(path) > 2 and path[0] == "/" and path[2] == ":":
+        path = path[1:]
+    return os.path.normpath(path)
+
+
+def path_to_uri(path: str) -> str:
+    return "file://" + quote(Path(path).as_posix())
+
+
+def _git_files(root: str) -> list[str] | None:
+    """The folder's files as git sees them (tracked and untracked-not-ignored), or None if it is no work tree."""
+    if not os.path.exists(os.path.join(root, ".git")):
+        return None
+    try:
+        out = subprocess.run(["git", "-C", root, "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                             capture_output=True, timeout=GIT_TIMEOUT_S, check=True).stdout
+    except (OSError, subprocess.SubprocessError):
+        return None
+    names = out.decode("utf-8", "surrogateescape").split("\0")
+    return [os.path.join(root, n) for n in names[:MAX_LISTED] if n]
+
+
+def _walk_files(root: str) -> list[str]:
+    out: list[str] = []
+    deadline = time.monotonic() + WALK_S
+    for d, dirs, files in os.walk(root):  # symlinked folders are not followed
+        dirs[:] = sorted(x for x in dirs if not x.startswith(".") and x not in SKIP_DIRS)
+        out += (os.path.join(d, f) for f in sorted(files))
+        if len(out) >= MAX_LISTED or time.monotonic() > deadline:
+            return out[:MAX_LISTED]
+    return out
+
+
+def too_broad(root: str) -> bool:
+    """A file-system root or the home folder is no project (an editor opened on a lone file may name one)."""
+    root = os.path.normpath(root)
+    return os.path.dirname(root) == root or root == os.path.normpath(os.path.expanduser("~"))
+
+
+def _distance(a: list[str], b: list[str]) -> int:
+    """Folder steps from one directory (as path components) to another."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return len(a) + len(b) - 2 * n
+
+
+def read_text(path: str) -> str | None:
+    """The file's text if it is a readable, UTF-8, not minified source file within the size bound."""
+    try:
+        if os.path.getsize(path) > MAX_FILE_BYTES or not os.path.isfile(path):
+            return None
+        with open(path, encoding="utf-8", newline="") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError, ValueError):
+        return None
+    if "\0" in text or path.endswith((".min.js", ".min.mjs")):
+        return None
+    return text
+
+
+def files_of(root: str, lang: str, near: str | None, max_lines: int,
+             skip: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
+    """(path, text) of the files of ``lang`` under ``root``, the nearest to ``near`` (a file's path) first, until
+    ``max_lines`` lines are read; paths in ``skip`` (the open documents) are left out."""
+    listed = _git_files(root)
+    if listed is None:
+        listed = _walk_files(root)
+    mine = [p for p in listed if language_for(None, p) == lang and os.path.normpath(p) not in skip]
+    if near is not None:
+        here = os.path.dirname(near).split(os.sep)
+        mine.sort(key=lambda p: (_distance(os.path.dirname(p).split(os.sep), here), p))
+    out, lines = [], 0
+    for p in mine:
+        if lines >= max_lines:
+            break
+        text = read_text(p)
+        if text is None:
+            continue
+        out.append((os.path.normpath(p), text))
+        lines += text.count("\n") + 1
+    return out

@@ -1,0 +1,200 @@
+"""Retrieval from the workspace folders' files on disk: what is read, what an open document hides, what a change
+on disk or in the settings does — in the index, and through the real daemon."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+from lsprotocol import types as lsp
+
+from dgcomplete import folders
+from dgcomplete.context import ContextIndex, Folder
+
+from .conftest import start_daemon, stop_daemon
+from .test_server import inline_params, open_doc, stats
+
+OTHER = "def load(path):\n    data = read(path)\n    rows = data.split_rows(';')\n    return rows\n"
+
+
+def drafted(idx: ContextIndex, uri: str, text: str, off: int) -> list[str]:
+    return [d.text for d in idx.drafts(uri, "python", text, off, before=True)]
+
+
+def test_folder_files_are_drafts_for_documents_in_that_folder_only(tmp_path):
+    root = tmp_path / "proj"
+    idx = ContextIndex()
+    idx.set_roots([str(root)])
+    idx.add_folder(str(root), "python", Folder([(str(root / "a.py"), OTHER)]), 1000)
+    text = "def other(p):\n    data = read(p)\n    \n"
+    off = text.index("    \n") + 4
+    here = (root / "pkg" / "b.py").as_uri()
+    idx.open(here, "python", text)
+    assert "rows = data.split_rows(';')" in drafted(idx, here, text, off)
+    # a document outside the folder, or another language, gets nothing from it
+    idx.open("file:///elsewhere/c.py", "python", text)
+    assert drafted(idx, "file:///elsewhere/c.py", text, off) == []
+    assert idx.drafts(here, "javascript", text, off) == []
+    # the workspace source switched off: nothing from the folder either
+    assert idx.drafts(here, "python", text, off, workspace=False) == []
+
+
+def test_an_open_document_hides_its_file_until_it_closes(tmp_path):
+    """The file on disk may hold the very line being typed (the saved version): while its document is open,
+    only the document speaks for it; once closed, the file as saved does again."""
+    root = tmp_path / "proj"
+    idx = ContextIndex()
+    idx.set_roots([str(root)])
+    a = root / "a.py"
+    idx.add_folder(str(root), "python", Folder([(str(a), OTHER)]), 1000)
+    text = "def load(path):\n    data = read(path)\n    \n"
+    off = text.index("    \n") + 4
+    idx.open(a.as_uri(), "python", text)
+    assert "rows = data.split_rows(';')" not in drafted(idx, a.as_uri(), text, off)
+    idx.put_file(str(a), "python", OTHER)  # a re-read that raced the open is ignored while open
+    assert "rows = data.split_rows(';')" not in drafted(idx, a.as_uri(), text, off)
+    idx.close(a.as_uri())
+    idx.put_file(str(a), "python", OTHER)  # the engine reads it again after the close
+    b = (root / "b.py").as_uri()
+    idx.open(b, "python", text)
+    assert "rows = data.split_rows(';')" in drafted(idx, b, text, off)
+    # a folder read while the document was open leaves that file out when installed
+    idx.open(a.as_uri(), "python", text)
+    idx.add_folder(str(root), "python", Folder([(str(a), OTHER)]), 1000)
+    assert idx.folders[(str(root), "python")].files == {}
+
+
+def test_changes_on_disk_and_the_line_budget(tmp_path):
+    root = tmp_path / "proj"
+    idx = ContextIndex()
+    idx.set_roots([str(root)])
+    a = str(root / "a.py")
+    idx.add_folder(str(root), "python", Folder([(a, OTHER)]), 1000)
+    folder = idx.folders[(str(root), "python")]
+    assert folder.total == 5 and "data = read(path)" in folder.maps.succ
+    idx.put_file(a, "python", "x = 1\ny = 2\n")  # changed: its old lines are gone from the maps
+    assert "data = read(path)" not in folder.maps.succ and folder.maps.succ["x = 1"] == {"y = 2": 1}
+    idx.put_file(a, "python", None)  # deleted
+    assert folder.total == 0 and not folder.maps.succ and not folder.maps.pred and not folder.maps.by_head
+    # the least recently used (folder, language) leaves first when the budget is exceeded; 0 drops all
+    idx.add_folder(str(root), "python", Folder([(a, OTHER)]), 1000)
+    idx.add_folder(str(root), "javascript", Folder([(str(root / "x.js"), "let a = 1;\n" * 8)]), 10)
+    assert list(idx.folders) == [(str(root), "javascript")]
+    idx.trim(0)
+    assert not idx.folders
+    # the home folder or a file-system root is no project: not read
+    idx.set_roots([str(Path.home()), "/", str(root)])
+    assert idx.roots == [str(root)]
+    # a folder no longer in the workspace leaves with its files
+    idx.add_folder(str(root), "python", Folder([(a, OTHER)]), 1000)
+    idx.set_roots([str(tmp_path / "other")])
+    assert not idx.folders
+
+
+def test_files_of_a_folder_nearest_first_within_the_budget(tmp_path):
+    root = tmp_path / "proj"
+    for rel, text in {"pkg/sub/near.py": "a = 1\n", "pkg/mid.py": "b = 2\n", "far/x/y/far.py": "c = 3\n" * 4,
+                      "pkg/sub/min.min.js": "x", "node_modules/dep/mod.py": "d = 4\n", ".hidden/h.py": "e = 5\n",
+                      "pkg/big.py": "#" * (folders.MAX_FILE_BYTES + 1), "pkg/latin1.py": None,
+                      "pkg/sub/open.py": "f = 6\n", "pkg/notes.txt": "g\n"}.items():
+        p = root / rel
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_bytes(b"\xe9t\xe9 = 1\n") if text is None else p.write_text(text)
+    near = str(root / "pkg" / "sub" / "open.py")
+    got = folders.files_of(str(root), "python", near, 100, skip=frozenset({near}))
+    assert [Path(p).relative_to(root).as_posix() for p, _ in got] == ["pkg/sub/near.py", "pkg/mid.py",
+                                                                     "far/x/y/far.py"]
+    # the budget stops the reading after the file that reaches it
+    assert len(folders.files_of(str(root), "python", near, 3, skip=frozenset({near}))) == 2  # 2 lines each
+
+
+def test_a_git_work_tree_is_listed_as_git_sees_it(tmp_path):
+    root = tmp_path / "repo"
+    (root / "gen").mkdir(parents=True)
+    (root / "build").mkdir()
+    (root / "a.py").write_text("a = 1\n")
+    (root / "gen" / "out.py").write_text("g = 1\n")  # ignored by .gitignore
+    (root / "build" / "keep.py").write_text("k = 1\n")  # tracked, though a walk would skip build/
+    (root / ".gitignore").write_text("gen/\n")
+    git = ["git", "-C", str(root), "-c", "user.email=t@t", "-c", "user.name=t"]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "a.py", ".gitignore", "build/keep.py"], check=True)
+    (root / "new.py").write_text("n = 1\n")  # untracked, not ignored
+    got = sorted(Path(p).relative_to(root).as_posix() for p, _ in folders.files_of(str(root), "python", None, 100))
+    assert got == ["a.py", "build/keep.py", "new.py"]
+
+
+def test_uri_to_path():
+    assert folders.uri_to_path("file:///home/u/my%20proj/a.py") == "/home/u/my proj/a.py"
+    assert folders.uri_to_path("untitled:Untitled-1") is None
+    assert folders.uri_to_path("file://server/share/a.py") is None  # a UNC host: not this machine's file
+    assert folders.uri_to_path(folders.path_to_uri("/tmp/a b/c.py")) == "/tmp/a b/c.py"
+
+
+async def _indexed(client, timeout: float = 30.0) -> list[dict]:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        ws = (await stats(client)).get("workspace") or {}
+        if ws.get("indexed") and not ws["scanning"]:
+            return ws["indexed"]
+        await asyncio.sleep(0.05)
+    raise AssertionError("the workspace folder was not read")
+
+
+@pytest.mark.asyncio
+async def test_the_daemon_reads_its_workspace_folder(tiny_model, tmp_path):
+    """Through the daemon: the folder's files of the document's language are read when it opens, their lines are
+    offered (Invoked), a file changed on disk is read again when the client says so, and workspaceIndexLines 0
+    lets them go."""
+    root = tmp_path / "proj"
+    (root / "lib").mkdir(parents=True)
+    (root / "lib" / "io.py").write_text(OTHER)
+    (root / "lib" / "skip.js").write_text("let rows = 1;\n")
+    registrations: list[lsp.RegistrationParams] = []
+    client = await start_daemon("--model", str(tiny_model), "--threads", "1", folders=[root],
+                                capabilities=_watching_capabilities(),
+                                features={lsp.CLIENT_REGISTER_CAPABILITY: lambda ls, p: registrations.append(p)})
+    try:
+        uri = (root / "main.py").as_uri()
+        text = "def main(p):\n    data = read(p)\n    \n"
+        open_doc(client, text, uri=uri)
+        indexed = await _indexed(client)
+        assert [(x["language"], x["files"], x["lines"]) for x in indexed] == [("python", 1, 5)]
+        res = await client.text_document_inline_completion_async(inline_params(2, 4, uri, invoked=True))
+        assert "rows = data.split_rows(';')" in [i.insert_text.strip() for i in res.items]
+        # the client was asked to watch source files
+        globs = [w["globPattern"] for r in registrations for reg in r.registrations
+                 for w in reg.register_options["watchers"]]
+        assert globs and "py" in globs[0] and "json" not in globs[0]
+        # the file changes on disk and the client's watcher says so
+        (root / "lib" / "io.py").write_text(OTHER.replace("split_rows(';')", "split_lines()"))
+        client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(
+            [lsp.FileEvent((root / "lib" / "io.py").as_uri(), lsp.FileChangeType.Changed)]))
+        for _ in range(100):
+            res = await client.text_document_inline_completion_async(inline_params(2, 4, uri, invoked=True))
+            if "rows = data.split_lines()" in [i.insert_text.strip() for i in res.items]:
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the changed file was not read again")
+        assert "rows = data.split_rows(';')" not in [i.insert_text.strip() for i in res.items]
+        client.workspace_did_change_configuration(
+            lsp.DidChangeConfigurationParams(settings={"dgcomplete": {"workspaceIndexLines": 0}}))
+        assert (await stats(client))["workspace"]["indexed"] == []
+        res = await client.text_document_inline_completion_async(inline_params(2, 4, uri, invoked=True))
+        assert "rows = data.split_lines()" not in [i.insert_text.strip() for i in res.items]
+    finally:
+        await stop_daemon(client)
+
+
+def _watching_capabilities() -> lsp.ClientCapabilities:
+    from .conftest import inline_capabilities
+
+    caps = inline_capabilities()
+    caps.workspace = lsp.WorkspaceClientCapabilities(
+        did_change_watched_files=lsp.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True),
+        workspace_folders=True)
+    return caps
