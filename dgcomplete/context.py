@@ -23,6 +23,11 @@ it relied on was measured and removed, ``bench/results/draft_edit_ab.json``.)
 
 The index is kept incrementally: a change re-indexes only the lines it touched (and the two before them,
 whose "next line" may have changed), never the whole document per keystroke.
+
+Besides the open documents, the files of the cursor's workspace folder count as one more source (:class:`Folder`:
+read from disk by :mod:`folders`, one set of maps for all files of a language, so a lookup costs the same for a
+handful of files or thousands). An open document hides its file: the file may hold the saved version of the very
+line being typed.
 """
 
 from __future__ import annotations

@@ -206,12 +206,14 @@ class Engine:
         """
         before = self.settings.workspace_index_lines
         self.settings = attrs.evolve(st)  # a copy: the server's object keeps changing with the editor's
-        if st.workspace_index_lines < before:
-            self.context.trim(st.workspace_index_lines)
-        elif st.workspace_index_lines > before:  # read again, further out: the next open document asks
+        if not self._reads_folders():
             self.context.trim(0)
-            for s in self.sessions.values():
-                self._want_folder(s)
+        elif st.workspace_index_lines < before:
+            self.context.trim(st.workspace_index_lines)
+        elif st.workspace_index_lines > before:  # read again, further out
+            self.context.trim(0)
+        for s in self.sessions.values():
+            self._want_folder(s)
         self.syntax_renoise = st.syntax_renoise
         self.fallback_to_local = st.fallback_to_local
         refused = []
@@ -272,12 +274,14 @@ class Engine:
 
     def _want_folder(self, s: Session) -> None:
         """Start reading the files of ``s``'s language in its workspace folder, unless they are read already."""
+        if not self._reads_folders():
+            return
         budget = self.settings.workspace_index_lines
         path = self.context.disk_copy(s.uri)
         root = self.context.root_of(path)
         lang = s.lang or s.big_lang
         key = (root or "", lang or "")
-        if not budget or root is None or lang not in folders.LANGUAGES or key in self.context.folders or \
+        if root is None or lang not in folders.LANGUAGES or key in self.context.folders or \
                 key in self._scanning:
             return
         try:
@@ -290,7 +294,7 @@ class Engine:
 
         def done(f: asyncio.Future) -> None:
             self._scanning.discard(key)
-            if f.cancelled():
+            if f.cancelled() or not self._reads_folders():  # switched off meanwhile
                 return
             if f.exception() is not None:
                 log.warning("reading workspace folder %s (%s) failed: %s", root, lang, f.exception())
@@ -300,6 +304,12 @@ class Engine:
                      f.result().total)
 
         fut.add_done_callback(done)
+
+    def _reads_folders(self) -> bool:
+        """Whether retrieval reads workspace files: a local model to score drafts, the ``workspace`` source on,
+        and a line budget."""
+        return self.local is not None and "workspace" in (self.settings.context_sources or CONTEXT_SOURCES) and \
+            self.settings.workspace_index_lines > 0
 
     def files_changed(self, changes: list[tuple[str, bool]]) -> None:
         """Files changed on disk ((path, deleted) pairs, from the client's file watcher): read them again."""

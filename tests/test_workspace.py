@@ -186,6 +186,13 @@ async def test_the_daemon_reads_its_workspace_folder(tiny_model, tmp_path):
         assert (await stats(client))["workspace"]["indexed"] == []
         res = await client.text_document_inline_completion_async(inline_params(2, 4, uri, invoked=True))
         assert "rows = data.split_lines()" not in [i.insert_text.strip() for i in res.items]
+        # a budget again reads the folder again; the workspace source switched off lets it go
+        client.workspace_did_change_configuration(
+            lsp.DidChangeConfigurationParams(settings={"dgcomplete": {"workspaceIndexLines": 1000}}))
+        assert [x["files"] for x in await _indexed(client)] == [1]
+        client.workspace_did_change_configuration(lsp.DidChangeConfigurationParams(
+            settings={"dgcomplete": {"contextSources": ["diffusion", "document"]}}))
+        assert (await stats(client))["workspace"]["indexed"] == []
     finally:
         await stop_daemon(client)
 
