@@ -101,20 +101,27 @@ def part_quality(model: Path, args: argparse.Namespace, log: Any) -> dict[str, A
 def part_context(model: Path, args: argparse.Namespace, log: Any) -> dict[str, Any]:
     """Suggestions on real code from packages outside the corpus, through the daemon (bench.context, default
     settings): the test split (Python, JS/TS), kept as ``context_test.json``, and the test_langs split (Go, Rust,
-    C, Java), kept as ``context_test_langs.json``."""
+    C, Java), kept as ``context_test_langs.json``, with two other files of the package open; then both again as a
+    user with one file open and the package as the workspace folder (``context_{split}_workspace.json``)."""
     from .context import main as context_main
 
     res_dir = Path(args.out) if args.out else RESULTS
     out: dict[str, Any] = {}
-    for split, key in (("test", ""), ("test_langs", "langs")):
-        argv = ["--split", split, "--out", str(res_dir / f"context_{split}.json"), "--model", str(model)]
+    ws = ["--workspace", "--no-others"]
+    for split, key, extra in (("test", "", []), ("test_langs", "langs", []), ("test", "workspace", ws),
+                              ("test_langs", "workspace_langs", ws)):
+        if extra and args.quick:  # the packages' archives would be fetched (bench.workspace); tested on its own
+            continue
+        name = f"context_{split}{'_workspace' if extra else ''}.json"
+        argv = ["--split", split, "--out", str(res_dir / name), "--model", str(model), *extra]
         if args.quick:
             argv += ["--n", "8"]
         if args.threads:
             argv += ["--threads", str(args.threads)]
         res = context_main(argv)
         a = res["all"]
-        log(f"  context ({split}): exact {a['exact']} shown {a['shown']} precision {a['precision']}")
+        log(f"  context ({split}{', workspace folder' if extra else ''}): exact {a['exact']} shown {a['shown']} "
+            f"precision {a['precision']}")
         part = {"all": a, "n": res["n"], "split": res["split"]}
         if key:
             fams = (res["variants"].get("default") or {}).get("by_family") or {}
@@ -224,6 +231,9 @@ def flatten(results: dict[str, Any], args: argparse.Namespace, model: dict[str, 
         "context_langs": {**{k: ((((results.get("context") or {}).get("langs") or {}).get("all")) or {}).get(k)
                              for k in ("n", "exact", "shown", "precision", "parse_rate", "length_ratio")},
                           "by_family": ((results.get("context") or {}).get("langs") or {}).get("by_family")},
+        **{f"context_{key}": {k: ((((results.get("context") or {}).get(key) or {}).get("all")) or {}).get(k)
+                              for k in ("n", "exact", "shown", "precision", "parse_rate", "length_ratio")}
+           for key in ("workspace", "workspace_langs")},
         "humaneval_single_line_pass1": (he1.get("pass1") or {}).get("ours"),
         "humaneval_multi_line_pass1": (hem.get("pass1") or {}).get("ours"),
         "santacoder_py_em": ((q.get("santacoder_py") or {}).get("exact_match") or {}).get("ours"),
@@ -313,6 +323,13 @@ def summary_md(flat: dict[str, Any], results: dict[str, Any]) -> str:
               f"shown {_fmt(cl.get('shown'))}, precision {_fmt(cl.get('precision'))}, parse "
               f"{_fmt(cl.get('parse_rate'))}, length {_fmt(cl.get('length_ratio'))}; exact / precision by language: "
               f"{fams} (context_test_langs.json)"]
+    for key, what, name in (("context_workspace", "Python and JS/TS", "context_test_workspace.json"),
+                            ("context_workspace_langs", "Go, Rust, C and Java", "context_test_langs_workspace.json")):
+        cw = flat.get(key) or {}
+        if cw.get("n"):
+            L += [f"- {what}, one file open and its package as the workspace folder, {cw['n']} requests: exact "
+                  f"**{_fmt(cw.get('exact'))}**, shown {_fmt(cw.get('shown'))}, precision {_fmt(cw.get('precision'))}, "
+                  f"parse {_fmt(cw.get('parse_rate'))} ({name})"]
     fs, th, rss = flat["file_scale"], flat["threads"], flat["rss_mb"]
     L += ["", "## Scale, threads, memory", "",
           f"- File size: p50 {_fmt((fs.get('small') or {}).get('p50'))} ms on {fs.get('small_lines')} lines vs "

@@ -21,10 +21,11 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from . import ROOT
+from . import ROOT, heldout
 from .heldout import PACKAGES, Package, fetch
 
 WS = ROOT / "data" / "heldout-ws"
+CACHE = heldout.CACHE  # where the archives are (bench.heldout fetches them there)
 
 
 def _safe(name: str) -> str:
@@ -32,7 +33,7 @@ def _safe(name: str) -> str:
 
 
 def _tar_bytes(p: Package) -> bytes:
-    data = fetch(p)
+    data = fetch(p, CACHE)
     if p.archive.endswith(".deb"):
         with tempfile.NamedTemporaryFile(suffix=".deb") as deb:
             deb.write(data)
@@ -69,11 +70,11 @@ def unpack(p: Package, dest: Path) -> Path:
     return dest / (top[: -len("/src")] if top.endswith("/src") else top)  # a crate's folder, not its src/
 
 
-def materialize(split: str, root: Path = WS) -> dict[str, Path]:
+def materialize(split: str) -> dict[str, Path]:
     """Package name -> its workspace folder, for every package of ``split`` (unpacked once; kept)."""
     out = {}
     for p in (p for p in PACKAGES if p.split == split):
-        dest = root / split / _safe(p.name)
+        dest = WS / split / _safe(p.name)
         mark = dest / ".dgcomplete-ws-root"
         if mark.exists():
             out[p.name] = dest / mark.read_text()
@@ -86,9 +87,9 @@ def materialize(split: str, root: Path = WS) -> dict[str, Path]:
     return out
 
 
-def case_path(split: str, fid: str, root: Path = WS) -> Path:
+def case_path(split: str, fid: str) -> Path:
     """The file of case file id ``fid`` (``{package}/{path}``) in its unpacked package."""
     for p in PACKAGES:
         if p.split == split and fid.startswith(p.name + "/"):
-            return root / split / _safe(p.name) / fid[len(p.name) + 1 :]
+            return WS / split / _safe(p.name) / fid[len(p.name) + 1 :]
     raise KeyError(fid)

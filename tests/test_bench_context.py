@@ -163,3 +163,40 @@ def test_harness_through_the_daemon(tiny_model: Path, tmp_path: Path):
     cur = context.run_curve(SimpleNamespace(curve=str(dump), variant=None, target=0.5, plot=None))
     assert cur["n"] == 4
     assert str(Path(__file__).resolve().parent.parent) not in out.read_text()  # no machine paths
+
+
+def test_harness_with_the_package_as_workspace_folder(tiny_model: Path, tmp_path: Path, monkeypatch):
+    """``--workspace --no-others``: each package's archive is unpacked as a checkout (here a synthetic one, with
+    a file that is in no case), named to the daemon as its workspace folder, and the case opened as its file."""
+    import hashlib
+    import io
+    import tarfile
+
+    from bench import workspace
+
+    data = _build(2)
+    heldout.write(data, tmp_path)
+    cache, pkgs = tmp_path / "cache", []
+    cache.mkdir()
+    for p in PKGS:
+        buf = io.BytesIO()
+        with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+            for path, text in [*SOURCES[p.name], ("extra/more" + Path(SOURCES[p.name][0][0]).suffix, "x = 1\n")]:
+                raw = text.encode()
+                info = tarfile.TarInfo(f"{p.name}-1.0/{path}")
+                info.size = len(raw)
+                tar.addfile(info, io.BytesIO(raw))
+        (cache / p.archive).write_bytes(buf.getvalue())
+        pkgs.append(heldout.Package(p.name, p.version, p.license, p.registry, p.split, p.archive,
+                                    hashlib.sha256(buf.getvalue()).hexdigest(), p.include))
+    monkeypatch.setattr(workspace, "PACKAGES", tuple(pkgs))
+    monkeypatch.setattr(workspace, "CACHE", cache)
+    monkeypatch.setattr(workspace, "WS", tmp_path / "ws")
+    folders = workspace.materialize("dev")
+    assert sorted(folders) == ["synthjs", "synthpy"] and (folders["synthpy"] / "extra" / "more.py").exists()
+    case = data["cases"][0]
+    assert workspace.case_path("dev", case["file"]).read_text() == data["files"][case["file"]]["text"]
+    res = context.main(["--data", str(tmp_path), "--split", "dev", "--model", str(tiny_model), "--threads", "1",
+                        "--set", "minConfidence=0", "--workspace", "--no-others"])
+    assert res["n"] == 4 and res["settings"]["workspace_folders"] and not res["settings"]["other_open_files"]
+    assert 0 <= res["all"]["exact"] <= res["all"]["shown"] <= 1
