@@ -170,11 +170,12 @@ def verbatim_above(doc: str, cursor: int, expected: str) -> bool:
 
 # ---- one variant --------------------------------------------------------------------------------------------
 async def _folders_read(daemon: OptionsDaemon, timeout: float = 120.0) -> None:
-    """Wait until the daemon reads no workspace folder (``dgcomplete.stats``)."""
+    """Wait until the daemon reads no workspace folder and no file again (``dgcomplete.stats``): the file of the
+    case closed before is read again, and a request must not race that."""
     t = Timer()
     while t.s < timeout:
         ws = (await daemon.stats()).get("workspace") or {}
-        if not ws.get("scanning"):
+        if not ws.get("scanning") and not ws.get("rereading"):
             return
         await asyncio.sleep(0.05)
     raise RuntimeError(f"the daemon was still reading its workspace folders after {timeout:.0f} s")

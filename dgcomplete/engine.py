@@ -158,6 +158,7 @@ class Engine:
         # workspace files are listed, read and indexed here, off the event loop and the model thread
         self._files = ThreadPoolExecutor(1, thread_name_prefix="dgcomplete-files")
         self._scanning: set[tuple[str, str]] = set()
+        self._rereading = 0  # files changed on disk (or closed) being read again
         self.gate = Gate.load(loaded.path if loaded is not None else None)
 
     # ---- lifecycle ------------------------------------------------------------------------------------------
@@ -233,7 +234,7 @@ class Engine:
         v = copy.copy(self)
         v.sessions, v.settings, v._pending, v._base = {}, attrs.evolve(self.settings), 0, self
         v.context = ContextIndex()  # retrieval sees this session's documents (and folders) only
-        v._scanning = set()
+        v._scanning, v._rereading = set(), 0
         return v
 
     async def shutdown(self) -> None:
@@ -326,12 +327,19 @@ class Engine:
             fut = asyncio.get_running_loop().run_in_executor(self._files, folders.read_text, path)
         except RuntimeError:
             return
-        fut.add_done_callback(lambda f: None if f.cancelled() or f.exception() else
-                              self.context.put_file(path, lang, f.result()))
+        self._rereading += 1
+
+        def done(f: asyncio.Future) -> None:
+            self._rereading -= 1
+            if not f.cancelled() and f.exception() is None:
+                self.context.put_file(path, lang, f.result())
+
+        fut.add_done_callback(done)
 
     def folder_stats(self) -> dict[str, Any]:
         """What the workspace index holds, for ``dgcomplete.stats``."""
         return {"folders": self.context.roots, "scanning": sorted(f"{r} ({lg})" for r, lg in self._scanning),
+                "rereading": self._rereading,
                 "indexed": [{"folder": r, "language": lg, "files": len(f.files), "lines": f.total}
                             for (r, lg), f in self.context.folders.items()]}
 
