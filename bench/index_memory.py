@@ -83,7 +83,7 @@ def folder_cost(texts: list[str], cursors: list[int], text: str) -> dict[str, ob
     for i, t in enumerate(texts[1:]):  # not the document drafts are asked for
         if lines >= budget:
             break
-        files.append((f"/ws/f{i}.py", t))
+        files.append((f"/ws/f{i}.py", t, 0.0))
         lines += t.count("\n") + 1
     tracemalloc.start()
     t0 = time.perf_counter()

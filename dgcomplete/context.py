@@ -157,15 +157,17 @@ class Folder:
     (a lookup costs the same for 3 files or 3,000), and each file's lines, to take its share out again when the
     file changes on disk or opens in the editor (the open document then speaks for it)."""
 
-    def __init__(self, files: list[tuple[str, str]] = ()) -> None:  # type: ignore[assignment]
+    def __init__(self, files: list[tuple[str, str, float]] = ()) -> None:  # type: ignore[assignment]
         self.files: dict[str, list[str]] = {}
+        self.mtimes: dict[str, float] = {}  # when each file was last modified, as read
         self.maps = _Maps()
         self.total = 0
-        for path, text in files:
-            self.put(path, text)
+        for path, text, mtime in files:
+            self.put(path, text, mtime)
 
-    def put(self, path: str, text: str | None) -> None:
+    def put(self, path: str, text: str | None, mtime: float = 0.0) -> None:
         """The file at ``path`` now reads ``text`` (None: it is gone, or open in the editor)."""
+        self.mtimes.pop(path, None)
         old = self.files.pop(path, None)
         if old is not None:
             for i in range(len(old)):
@@ -177,6 +179,7 @@ class Folder:
         if len(lines) > MAX_DOC_LINES:
             return
         self.files[path] = lines
+        self.mtimes[path] = mtime
         for i in range(len(lines)):
             self.maps.contribute(lines, i, +1)
         self.total += len(lines)
@@ -228,11 +231,11 @@ class ContextIndex:
                 len(self.folders) > 1 and sum(f.total for f in self.folders.values()) > max_lines)):
             del self.folders[next(iter(self.folders))]
 
-    def put_file(self, path: str, lang: str | None, text: str | None) -> None:
+    def put_file(self, path: str, lang: str | None, text: str | None, mtime: float = 0.0) -> None:
         """A file under an indexed folder changed on disk (None: deleted); ignored while it is open."""
         folder = self.folders.get((self.root_of(path) or "", lang or ""))
         if folder is not None and path not in self.paths.values():
-            folder.put(path, text)
+            folder.put(path, text, mtime)
 
     def disk_copy(self, uri: str) -> str | None:
         """The path of an open document's file (None if it is no file)."""

@@ -40,6 +40,7 @@ MAX_DOCUMENT_CHARS = 4_000_000  # larger documents are tracked but not completed
 MAX_PENDING_JOBS = 64  # model jobs queued at once; more are answered "busy" (each holds a copy of its text)
 MAX_CACHED_PREFIXES = 16  # documents whose encoded prefix (keys/values) stays resident; least recent dropped
 MAX_EDIT_CHARS = 8_000  # a rewrite/repair/fill range (about 200 lines): larger ones are refused with a message
+REFRESH_S = 60.0  # a document opening in a folder read longer ago than this looks for files changed on disk
 MAX_EDIT_PASSES = 1_000  # decoder passes one edit may spend (bounds a long selection at high `steps`)
 EDIT_KINDS = ("rewrite", "repair", "fill")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -159,6 +160,7 @@ class Engine:
         self._files = ThreadPoolExecutor(1, thread_name_prefix="dgcomplete-files")
         self._scanning: set[tuple[str, str]] = set()
         self._rereading = 0  # files changed on disk (or closed) being read again
+        self._read_at: dict[tuple[str, str], float] = {}  # when each (folder, language) was last listed
         self.gate = Gate.load(loaded.path if loaded is not None else None)
 
     # ---- lifecycle ------------------------------------------------------------------------------------------
@@ -234,7 +236,7 @@ class Engine:
         v = copy.copy(self)
         v.sessions, v.settings, v._pending, v._base = {}, attrs.evolve(self.settings), 0, self
         v.context = ContextIndex()  # retrieval sees this session's documents (and folders) only
-        v._scanning, v._rereading = set(), 0
+        v._scanning, v._rereading, v._read_at = set(), 0, {}
         return v
 
     async def shutdown(self) -> None:
@@ -282,8 +284,10 @@ class Engine:
         root = self.context.root_of(path)
         lang = s.lang or s.big_lang
         key = (root or "", lang or "")
-        if root is None or lang not in folders.LANGUAGES or key in self.context.folders or \
-                key in self._scanning:
+        if root is None or lang not in folders.LANGUAGES or key in self._scanning:
+            return
+        folder = self.context.folders.get(key)
+        if folder is not None and time.monotonic() - self._read_at.get(key, 0.0) < REFRESH_S:
             return
         try:
             loop = asyncio.get_running_loop()
@@ -291,7 +295,12 @@ class Engine:
             return
         skip = frozenset(self.context.paths.values())
         self._scanning.add(key)
-        fut = loop.run_in_executor(self._files, lambda: Folder(folders.files_of(root, lang, path, budget, skip)))
+        self._read_at[key] = time.monotonic()
+        if folder is None:
+            job = lambda: Folder(folders.files_of(root, lang, path, budget, skip))  # noqa: E731
+        else:  # read before: what changed since (a client that watches files has said so already)
+            known = dict(folder.mtimes)
+            job = lambda: folders.changes(root, lang, known, budget - folder.total, skip)  # noqa: E731
 
         def done(f: asyncio.Future) -> None:
             self._scanning.discard(key)
@@ -300,11 +309,15 @@ class Engine:
             if f.exception() is not None:
                 log.warning("reading workspace folder %s (%s) failed: %s", root, lang, f.exception())
                 return
+            if folder is not None:
+                for p, text, mtime in f.result():
+                    self.context.put_file(p, lang, text, mtime)
+                return
             self.context.add_folder(root, lang, f.result(), self.settings.workspace_index_lines)
             log.info("workspace folder %s: %d %s files, %d lines indexed", root, len(f.result().files), lang,
                      f.result().total)
 
-        fut.add_done_callback(done)
+        loop.run_in_executor(self._files, job).add_done_callback(done)
 
     def _reads_folders(self) -> bool:
         """Whether retrieval reads workspace files: a local model to score drafts, the ``workspace`` source on,
@@ -324,7 +337,7 @@ class Engine:
             self.context.put_file(path, lang, None)
             return
         try:
-            fut = asyncio.get_running_loop().run_in_executor(self._files, folders.read_text, path)
+            fut = asyncio.get_running_loop().run_in_executor(self._files, folders.read, path)
         except RuntimeError:
             return
         self._rereading += 1
@@ -332,7 +345,7 @@ class Engine:
         def done(f: asyncio.Future) -> None:
             self._rereading -= 1
             if not f.cancelled() and f.exception() is None:
-                self.context.put_file(path, lang, f.result())
+                self.context.put_file(path, lang, *f.result())
 
         fut.add_done_callback(done)
 

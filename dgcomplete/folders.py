@@ -104,14 +104,32 @@ def read_text(path: str) -> str | None:
     return text
 
 
+def read(path: str) -> tuple[str | None, float]:
+    """(:func:`read_text`, the modification time it was read at)."""
+    m = _mtime(path)
+    return read_text(path), m
+
+
+def listed(root: str, lang: str) -> list[str]:
+    """The files of ``lang`` under ``root`` (normalized paths), as git or the walk lists them."""
+    names = _git_files(root)
+    if names is None:
+        names = _walk_files(root)
+    return [os.path.normpath(p) for p in names if language_for(None, p) == lang]
+
+
+def _mtime(path: str) -> float:
+    try:
+        return os.stat(path).st_mtime
+    except OSError:
+        return -1.0
+
+
 def files_of(root: str, lang: str, near: str | None, max_lines: int,
-             skip: frozenset[str] = frozenset()) -> list[tuple[str, str]]:
-    """(path, text) of the files of ``lang`` under ``root``, the nearest to ``near`` (a file's path) first, until
-    ``max_lines`` lines are read; paths in ``skip`` (the open documents) are left out."""
-    listed = _git_files(root)
-    if listed is None:
-        listed = _walk_files(root)
-    mine = [p for p in listed if language_for(None, p) == lang and os.path.normpath(p) not in skip]
+             skip: frozenset[str] = frozenset()) -> list[tuple[str, str, float]]:
+    """(path, text, modification time) of the files of ``lang`` under ``root``, the nearest to ``near`` (a file's
+    path) first, until ``max_lines`` lines are read; paths in ``skip`` (the open documents) are left out."""
+    mine = [p for p in listed(root, lang) if p not in skip]
     if near is not None:
         here = os.path.dirname(near).split(os.sep)
         mine.sort(key=lambda p: (_distance(os.path.dirname(p).split(os.sep), here), p))
@@ -119,9 +137,30 @@ def files_of(root: str, lang: str, near: str | None, max_lines: int,
     for p in mine:
         if lines >= max_lines:
             break
+        m = _mtime(p)
         text = read_text(p)
         if text is None:
             continue
-        out.append((os.path.normpath(p), text))
+        out.append((p, text, m))
         lines += text.count("\n") + 1
+    return out
+
+
+def changes(root: str, lang: str, known: dict[str, float], room: int,
+            skip: frozenset[str] = frozenset()) -> list[tuple[str, str | None, float]]:
+    """What changed on disk since ``known`` (path -> modification time) was read: (path, text, time) of files
+    modified, and of new ones while ``room`` lines last; (path, None, 0) of files gone. For clients that do not
+    watch files (Neovim on Linux): the engine asks now and then."""
+    now = [p for p in listed(root, lang) if p not in skip]
+    out: list[tuple[str, str | None, float]] = [(p, None, 0.0) for p in set(known) - set(now)]
+    for p in now:
+        m = _mtime(p)
+        if p in known and m == known[p]:
+            continue
+        if p not in known and room <= 0:
+            continue
+        text = read_text(p)
+        out.append((p, text, m))
+        if p not in known and text is not None:
+            room -= text.count("\n") + 1
     return out

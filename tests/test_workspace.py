@@ -4,6 +4,7 @@ on disk or in the settings does — in the index, and through the real daemon.""
 from __future__ import annotations
 
 import asyncio
+import os
 import subprocess
 import time
 from pathlib import Path
@@ -28,7 +29,7 @@ def test_folder_files_are_drafts_for_documents_in_that_folder_only(tmp_path):
     root = tmp_path / "proj"
     idx = ContextIndex()
     idx.set_roots([str(root)])
-    idx.add_folder(str(root), "python", Folder([(str(root / "a.py"), OTHER)]), 1000)
+    idx.add_folder(str(root), "python", Folder([(str(root / "a.py"), OTHER, 0.0)]), 1000)
     text = "def other(p):\n    data = read(p)\n    \n"
     off = text.index("    \n") + 4
     here = (root / "pkg" / "b.py").as_uri()
@@ -49,7 +50,7 @@ def test_an_open_document_hides_its_file_until_it_closes(tmp_path):
     idx = ContextIndex()
     idx.set_roots([str(root)])
     a = root / "a.py"
-    idx.add_folder(str(root), "python", Folder([(str(a), OTHER)]), 1000)
+    idx.add_folder(str(root), "python", Folder([(str(a), OTHER, 0.0)]), 1000)
     text = "def load(path):\n    data = read(path)\n    \n"
     off = text.index("    \n") + 4
     idx.open(a.as_uri(), "python", text)
@@ -63,7 +64,7 @@ def test_an_open_document_hides_its_file_until_it_closes(tmp_path):
     assert "rows = data.split_rows(';')" in drafted(idx, b, text, off)
     # a folder read while the document was open leaves that file out when installed
     idx.open(a.as_uri(), "python", text)
-    idx.add_folder(str(root), "python", Folder([(str(a), OTHER)]), 1000)
+    idx.add_folder(str(root), "python", Folder([(str(a), OTHER, 0.0)]), 1000)
     assert idx.folders[(str(root), "python")].files == {}
 
 
@@ -72,7 +73,7 @@ def test_changes_on_disk_and_the_line_budget(tmp_path):
     idx = ContextIndex()
     idx.set_roots([str(root)])
     a = str(root / "a.py")
-    idx.add_folder(str(root), "python", Folder([(a, OTHER)]), 1000)
+    idx.add_folder(str(root), "python", Folder([(a, OTHER, 0.0)]), 1000)
     folder = idx.folders[(str(root), "python")]
     assert folder.total == 5 and "data = read(path)" in folder.maps.succ
     idx.put_file(a, "python", "x = 1\ny = 2\n")  # changed: its old lines are gone from the maps
@@ -80,8 +81,8 @@ def test_changes_on_disk_and_the_line_budget(tmp_path):
     idx.put_file(a, "python", None)  # deleted
     assert folder.total == 0 and not folder.maps.succ and not folder.maps.pred and not folder.maps.by_head
     # the least recently used (folder, language) leaves first when the budget is exceeded; 0 drops all
-    idx.add_folder(str(root), "python", Folder([(a, OTHER)]), 1000)
-    idx.add_folder(str(root), "javascript", Folder([(str(root / "x.js"), "let a = 1;\n" * 8)]), 10)
+    idx.add_folder(str(root), "python", Folder([(a, OTHER, 0.0)]), 1000)
+    idx.add_folder(str(root), "javascript", Folder([(str(root / "x.js"), "let a = 1;\n" * 8, 0.0)]), 10)
     assert list(idx.folders) == [(str(root), "javascript")]
     idx.trim(0)
     assert not idx.folders
@@ -89,7 +90,7 @@ def test_changes_on_disk_and_the_line_budget(tmp_path):
     idx.set_roots([str(Path.home()), "/", str(root)])
     assert idx.roots == [str(root)]
     # a folder no longer in the workspace leaves with its files
-    idx.add_folder(str(root), "python", Folder([(a, OTHER)]), 1000)
+    idx.add_folder(str(root), "python", Folder([(a, OTHER, 0.0)]), 1000)
     idx.set_roots([str(tmp_path / "other")])
     assert not idx.folders
 
@@ -105,7 +106,7 @@ def test_files_of_a_folder_nearest_first_within_the_budget(tmp_path):
         p.write_bytes(b"\xe9t\xe9 = 1\n") if text is None else p.write_text(text)
     near = str(root / "pkg" / "sub" / "open.py")
     got = folders.files_of(str(root), "python", near, 100, skip=frozenset({near}))
-    assert [Path(p).relative_to(root).as_posix() for p, _ in got] == ["pkg/sub/near.py", "pkg/mid.py",
+    assert [Path(p).relative_to(root).as_posix() for p, _, _ in got] == ["pkg/sub/near.py", "pkg/mid.py",
                                                                      "far/x/y/far.py"]
     # the budget stops the reading after the file that reaches it
     assert len(folders.files_of(str(root), "python", near, 3, skip=frozenset({near}))) == 2  # 2 lines each
@@ -123,7 +124,7 @@ def test_a_git_work_tree_is_listed_as_git_sees_it(tmp_path):
     subprocess.run([*git, "init", "-q"], check=True)
     subprocess.run([*git, "add", "a.py", ".gitignore", "build/keep.py"], check=True)
     (root / "new.py").write_text("n = 1\n")  # untracked, not ignored
-    got = sorted(Path(p).relative_to(root).as_posix() for p, _ in folders.files_of(str(root), "python", None, 100))
+    got = sorted(Path(p).relative_to(root).as_posix() for p, _, _ in folders.files_of(str(root), "python", None, 100))
     assert got == ["a.py", "build/keep.py", "new.py"]
 
 
@@ -205,3 +206,55 @@ def _watching_capabilities() -> lsp.ClientCapabilities:
         did_change_watched_files=lsp.DidChangeWatchedFilesClientCapabilities(dynamic_registration=True),
         workspace_folders=True)
     return caps
+
+
+def test_changes_on_disk_are_found_without_a_file_watcher(tmp_path):
+    root = tmp_path / "proj"
+    root.mkdir()
+    for name in ("a.py", "b.py", "c.py"):
+        (root / name).write_text(f"{name[0]} = 1\n")
+    known = {p: m for p, _, m in folders.files_of(str(root), "python", None, 100)}
+    assert folders.changes(str(root), "python", known, 100) == []
+    os.utime(root / "a.py", ns=(0, 10**9))  # modified
+    (root / "b.py").unlink()  # gone
+    (root / "d.py").write_text("d = 1\nd = 2\n")  # new
+    got = sorted((Path(p).name, t) for p, t, _ in folders.changes(str(root), "python", known, 100))
+    assert got == [("a.py", "a = 1\n"), ("b.py", None), ("d.py", "d = 1\nd = 2\n")]
+    # no room left: a new file is not read, a changed one is
+    assert [Path(p).name for p, t, _ in folders.changes(str(root), "python", known, 0) if t is not None] == ["a.py"]
+
+
+def test_the_engine_looks_again_when_a_document_opens_later(tiny_mask_model, tmp_path, monkeypatch):
+    """A client that does not watch files (Neovim on Linux): a document opening in a folder read more than
+    REFRESH_S ago makes the engine read what changed on disk since."""
+    from dgcomplete import engine as engine_mod
+    from dgcomplete.engine import Engine
+    from dgcomplete.model import load_model
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "io.py").write_text(OTHER)
+
+    async def scenario() -> tuple[dict, dict]:
+        eng = Engine(load_model(tiny_mask_model), threads=1)
+        eng.set_folders([str(root)])
+        eng.open((root / "main.py").as_uri(), "x = 1\n", 1, "python")
+
+        async def settled() -> dict:
+            for _ in range(200):
+                await asyncio.sleep(0.02)
+                if not eng._scanning:
+                    return eng.context.folders[(str(root), "python")].files
+            raise AssertionError("still reading")
+
+        first = dict(await settled())
+        (root / "new.py").write_text("y = 2\n")
+        eng.open((root / "other.py").as_uri(), "z = 3\n", 1, "python")  # within REFRESH_S: nothing read
+        assert dict(await settled()) == first
+        monkeypatch.setattr(engine_mod, "REFRESH_S", 0.0)
+        eng.open((root / "third.py").as_uri(), "w = 4\n", 1, "python")
+        return first, dict(await settled())
+
+    first, later = asyncio.run(scenario())
+    assert [Path(p).name for p in first] == ["io.py"]
+    assert sorted(Path(p).name for p in later) == ["io.py", "new.py"]
