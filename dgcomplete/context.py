@@ -160,6 +160,7 @@ class Folder:
     def __init__(self, files: list[tuple[str, str, float]] = ()) -> None:  # type: ignore[assignment]
         self.files: dict[str, list[str]] = {}
         self.mtimes: dict[str, float] = {}  # when each file was last modified, as read
+        self.seen: set[str] = set()  # every file of the listing these were read from (the budget left some out)
         self.maps = _Maps()
         self.total = 0
         for path, text, mtime in files:

@@ -297,10 +297,14 @@ class Engine:
         self._scanning.add(key)
         self._read_at[key] = time.monotonic()
         if folder is None:
-            job = lambda: Folder(folders.files_of(root, lang, path, budget, skip))  # noqa: E731
+            def job() -> Any:
+                names = folders.listed(root, lang)
+                fresh = Folder(folders.files_of(root, lang, path, budget, skip, names))
+                fresh.seen = set(names)
+                return fresh
         else:  # read before: what changed since (a client that watches files has said so already)
-            known = dict(folder.mtimes)
-            job = lambda: folders.changes(root, lang, known, budget - folder.total, skip)  # noqa: E731
+            known, seen = dict(folder.mtimes), set(folder.seen)
+            job = lambda: folders.changes(root, lang, known, seen, budget - folder.total, skip)  # noqa: E731
 
         def done(f: asyncio.Future) -> None:
             self._scanning.discard(key)
@@ -310,7 +314,8 @@ class Engine:
                 log.warning("reading workspace folder %s (%s) failed: %s", root, lang, f.exception())
                 return
             if folder is not None:
-                for p, text, mtime in f.result():
+                updates, folder.seen = f.result()[0], set(f.result()[1])
+                for p, text, mtime in updates:
                     self.context.put_file(p, lang, text, mtime)
                 return
             self.context.add_folder(root, lang, f.result(), self.settings.workspace_index_lines)

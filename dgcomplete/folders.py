@@ -125,11 +125,12 @@ def _mtime(path: str) -> float:
         return -1.0
 
 
-def files_of(root: str, lang: str, near: str | None, max_lines: int,
-             skip: frozenset[str] = frozenset()) -> list[tuple[str, str, float]]:
-    """(path, text, modification time) of the files of ``lang`` under ``root``, the nearest to ``near`` (a file's
-    path) first, until ``max_lines`` lines are read; paths in ``skip`` (the open documents) are left out."""
-    mine = [p for p in listed(root, lang) if p not in skip]
+def files_of(root: str, lang: str, near: str | None, max_lines: int, skip: frozenset[str] = frozenset(),
+             names: list[str] | None = None) -> list[tuple[str, str, float]]:
+    """(path, text, modification time) of the files of ``lang`` under ``root`` (or of ``names``, :func:`listed`
+    before), the nearest to ``near`` (a file's path) first, until ``max_lines`` lines are read; paths in ``skip``
+    (the open documents) are left out."""
+    mine = [p for p in (listed(root, lang) if names is None else names) if p not in skip]
     if near is not None:
         here = os.path.dirname(near).split(os.sep)
         mine.sort(key=lambda p: (_distance(os.path.dirname(p).split(os.sep), here), p))
@@ -146,14 +147,18 @@ def files_of(root: str, lang: str, near: str | None, max_lines: int,
     return out
 
 
-def changes(root: str, lang: str, known: dict[str, float], room: int,
-            skip: frozenset[str] = frozenset()) -> list[tuple[str, str | None, float]]:
-    """What changed on disk since ``known`` (path -> modification time) was read: (path, text, time) of files
-    modified, and of new ones while ``room`` lines last; (path, None, 0) of files gone. For clients that do not
-    watch files (Neovim on Linux): the engine asks now and then."""
-    now = [p for p in listed(root, lang) if p not in skip]
+def changes(root: str, lang: str, known: dict[str, float], seen: set[str], room: int,
+            skip: frozenset[str] = frozenset()) -> tuple[list[tuple[str, str | None, float]], list[str]]:
+    """What changed on disk since ``known`` (path -> modification time of the files read) was read from a listing
+    of ``seen``: (path, text, time) of files modified, and of files new since that listing while ``room`` lines last;
+    (path, None, 0) of files gone. Also the new listing. For clients that do not watch files (Neovim on Linux):
+    the engine asks now and then."""
+    names = listed(root, lang)
+    now = [p for p in names if p not in skip]
     out: list[tuple[str, str | None, float]] = [(p, None, 0.0) for p in set(known) - set(now)]
     for p in now:
+        if p not in known and p in seen:  # left out by the budget when it was listed
+            continue
         m = _mtime(p)
         if p in known and m == known[p]:
             continue
@@ -163,4 +168,4 @@ def changes(root: str, lang: str, known: dict[str, float], room: int,
         out.append((p, text, m))
         if p not in known and text is not None:
             room -= text.count("\n") + 1
-    return out
+    return out, names

@@ -213,15 +213,18 @@ def test_changes_on_disk_are_found_without_a_file_watcher(tmp_path):
     root.mkdir()
     for name in ("a.py", "b.py", "c.py"):
         (root / name).write_text(f"{name[0]} = 1\n")
-    known = {p: m for p, _, m in folders.files_of(str(root), "python", None, 100)}
-    assert folders.changes(str(root), "python", known, 100) == []
+    seen = set(folders.listed(str(root), "python"))
+    known = {p: m for p, _, m in folders.files_of(str(root), "python", None, 3)}  # the budget left c.py out
+    assert sorted(Path(p).name for p in known) == ["a.py", "b.py"]
+    assert folders.changes(str(root), "python", known, seen, 100) == ([], sorted(seen))
     os.utime(root / "a.py", ns=(0, 10**9))  # modified
     (root / "b.py").unlink()  # gone
     (root / "d.py").write_text("d = 1\nd = 2\n")  # new
-    got = sorted((Path(p).name, t) for p, t, _ in folders.changes(str(root), "python", known, 100))
-    assert got == [("a.py", "a = 1\n"), ("b.py", None), ("d.py", "d = 1\nd = 2\n")]
+    got = sorted((Path(p).name, t) for p, t, _ in folders.changes(str(root), "python", known, seen, 100)[0])
+    assert got == [("a.py", "a = 1\n"), ("b.py", None), ("d.py", "d = 1\nd = 2\n")]  # not c.py: not new
     # no room left: a new file is not read, a changed one is
-    assert [Path(p).name for p, t, _ in folders.changes(str(root), "python", known, 0) if t is not None] == ["a.py"]
+    assert [Path(p).name for p, t, _ in folders.changes(str(root), "python", known, seen, 0)[0]
+            if t is not None] == ["a.py"]
 
 
 def test_the_engine_looks_again_when_a_document_opens_later(tiny_mask_model, tmp_path, monkeypatch):
