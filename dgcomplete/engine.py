@@ -39,8 +39,8 @@ log = logging.getLogger(__name__)
 MAX_DOCUMENT_CHARS = 4_000_000  # larger documents are tracked but not completed (bounded memory and time)
 MAX_PENDING_JOBS = 64  # model jobs queued at once; more are answered "busy" (each holds a copy of its text)
 MAX_CACHED_PREFIXES = 16  # documents whose encoded prefix (keys/values) stays resident; least recent dropped
+REFRESH_S = 60.0  # a document opening in a workspace folder listed longer ago than this looks for changed files
 MAX_EDIT_CHARS = 8_000  # a rewrite/repair/fill range (about 200 lines): larger ones are refused with a message
-REFRESH_S = 60.0  # a document opening in a folder read longer ago than this looks for files changed on disk
 MAX_EDIT_PASSES = 1_000  # decoder passes one edit may spend (bounds a long selection at high `steps`)
 EDIT_KINDS = ("rewrite", "repair", "fill")
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
@@ -296,15 +296,17 @@ class Engine:
         skip = frozenset(self.context.paths.values())
         self._scanning.add(key)
         self._read_at[key] = time.monotonic()
-        if folder is None:
-            def job() -> Any:
-                names = folders.listed(root, lang)
-                fresh = Folder(folders.files_of(root, lang, path, budget, skip, names))
-                fresh.seen = set(names)
-                return fresh
-        else:  # read before: what changed since (a client that watches files has said so already)
-            known, seen = dict(folder.mtimes), set(folder.seen)
-            job = lambda: folders.changes(root, lang, known, seen, budget - folder.total, skip)  # noqa: E731
+        # what the files thread reads of the folder's state is copied here, on the loop that changes it
+        known, seen = (dict(folder.mtimes), set(folder.seen)) if folder is not None else ({}, set())
+        room = budget - folder.total if folder is not None else budget
+
+        def job() -> Any:  # on the files thread
+            if folder is not None:  # read before: what changed since (a watching client has said so already)
+                return folders.changes(root, lang, known, seen, room, skip)
+            names = folders.listed(root, lang)
+            fresh = Folder(folders.files_of(root, lang, path, budget, skip, names))
+            fresh.seen = set(names)
+            return fresh
 
         def done(f: asyncio.Future) -> None:
             self._scanning.discard(key)
