@@ -35,7 +35,7 @@ from __future__ import annotations
 import os
 import re
 from collections import Counter, OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from .folders import too_broad, uri_to_path
@@ -157,7 +157,7 @@ class Folder:
     (a lookup costs the same for 3 files or 3,000), and each file's lines, to take its share out again when the
     file changes on disk or opens in the editor (the open document then speaks for it)."""
 
-    def __init__(self, files: list[tuple[str, str, float]] = ()) -> None:  # type: ignore[assignment]
+    def __init__(self, files: Iterable[tuple[str, str, float]] = ()) -> None:
         self.files: dict[str, list[str]] = {}
         self.mtimes: dict[str, float] = {}  # when each file was last modified, as read
         self.seen: set[str] = set()  # every file of the listing these were read from (the budget left some out)

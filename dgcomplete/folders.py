@@ -1,10 +1,11 @@
 """The workspace's files on disk, for retrieval: which files of a language a folder holds, nearest first.
 
-An editor usually has one or two files open, but the project around them says most of what the user is about to
-type (the held-out benchmark gains about as much from two other files of the package as from everything else;
-``bench/results/workspace_index_ab.json``). The engine therefore indexes the files of the workspace folders the
-client names, one language at a time, the first time a document of that language opens. This module only lists
-and reads them (no LSP, no index): :mod:`dgcomplete.context` keeps what they contribute.
+An editor usually has one or two files open, but the project around them already says much of what the user is
+about to type: on the held-out test split, a user with one file open is shown 45 right suggestions of 77, and 57 of
+87 once the package is the workspace folder (``bench/results/workspace_folders_ab.json``). The engine therefore
+indexes the files of the workspace folders the client names, one language at a time, the first time a document of
+that language opens. This module only lists and reads them (no LSP, no index): :mod:`dgcomplete.context` keeps what
+they contribute.
 
 Which files: ``git ls-files --cached --others --exclude-standard`` where the folder is a git work tree (what the
 repository tracks, plus new files it does not ignore), else a walk that skips hidden folders and the usual
@@ -17,8 +18,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from pathlib import Path
-from urllib.parse import quote, unquote, urlsplit
+from urllib.parse import unquote, urlsplit
 
 from .syntax.languages import EXTENSIONS, language_for
 
@@ -44,10 +44,6 @@ def uri_to_path(uri: str) -> str | None:
     if os.name == "nt" and len(path) > 2 and path[0] == "/" and path[2] == ":":
         path = path[1:]
     return os.path.normpath(path)
-
-
-def path_to_uri(path: str) -> str:
-    return "file://" + quote(Path(path).as_posix())
 
 
 def _git_files(root: str) -> list[str] | None:

@@ -132,7 +132,7 @@ def test_uri_to_path():
     assert folders.uri_to_path("file:///home/u/my%20proj/a.py") == "/home/u/my proj/a.py"
     assert folders.uri_to_path("untitled:Untitled-1") is None
     assert folders.uri_to_path("file://server/share/a.py") is None  # a UNC host: not this machine's file
-    assert folders.uri_to_path(folders.path_to_uri("/tmp/a b/c.py")) == "/tmp/a b/c.py"
+    assert folders.uri_to_path(Path("/tmp/a b/c.py").as_uri()) == "/tmp/a b/c.py"  # as editors send it
 
 
 async def _indexed(client, timeout: float = 30.0) -> list[dict]:
