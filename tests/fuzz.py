@@ -33,7 +33,10 @@ REQUEST_METHODS = ("textDocument/inlineCompletion",) * 5 + ("textDocument/comple
     "textDocument/hover", "dgcomplete/nope", "$/unknownRequest", "workspace/symbol")
 NOTIFY_METHODS = ("textDocument/didOpen",) * 4 + ("textDocument/didChange",) * 4 + (
     "textDocument/didClose", "textDocument/didSave", "workspace/didChangeConfiguration", "$/cancelRequest",
-    "$/cancelRequest", "$/setTrace", "dgcomplete/nope", "initialized")
+    "$/cancelRequest", "$/setTrace", "dgcomplete/nope", "initialized", "workspace/didChangeWorkspaceFolders",
+    "workspace/didChangeWatchedFiles")
+# workspace folders that do not exist or are no local folder (a fuzz run must not read a real tree)
+FOLDER_URIS = ("file:///fz", "file:///fz/sub", "file:///fz/a.py", "untitled:x", "file://host/share", "", "file:///")
 COMMANDS = ("dgcomplete.stats", "dgcomplete.accept", "dgcomplete.rewriteSelection", "dgcomplete.repairSyntax",
             "dgcomplete.fillHoles", "dgcomplete.nope", "")
 SETTINGS_KEYS = ("maxLines", "maxTokens", "enabledLanguages", "completionItems", "debounceMs", "syntaxRenoise",
@@ -109,6 +112,11 @@ def case_strategy():
                 {"dgcomplete": st.dictionaries(st.sampled_from(SETTINGS_KEYS), setting, max_size=3)})} if ok
                 else {"settings": jval}),
             "$/cancelRequest": st.fixed_dictionaries({"id": st.just(PREV_ID) if ok else jval}),
+            "workspace/didChangeWorkspaceFolders": st.fixed_dictionaries({"event": st.fixed_dictionaries({
+                side: st.lists(st.fixed_dictionaries({"uri": st.sampled_from(FOLDER_URIS), "name": st.text(max_size=4)}),
+                               max_size=2) for side in ("added", "removed")})}) if ok else jval,
+            "workspace/didChangeWatchedFiles": st.fixed_dictionaries({"changes": st.lists(st.fixed_dictionaries({
+                "uri": uri, "type": st.sampled_from([1, 2, 3])}), max_size=3)}) if ok else jval,
         }
 
     good, bad = shapes(True), shapes(False)
