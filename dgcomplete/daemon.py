@@ -257,6 +257,7 @@ class Daemon:
             sessions.append({
                 "id": sid, "client": ls.client_name, "client_pid": ls.process_id, "transport": ls.transport_name,
                 "documents": len(ls.engine.sessions) if ls.engine is not None else 0,
+                "workspace_lines": sum(f.total for f in ls.engine.context.folders.values()) if ls.engine else 0,
                 "requests": ls.stats.requests, "in_flight": sum(1 for f in futs if not f.done()),
                 "age_s": round(now - ls.started, 1), "shut_down": bool(ls.protocol._shutdown),
             })

@@ -312,6 +312,7 @@ def format_status(st: dict[str, Any]) -> str:
              f"sessions: {len(st['sessions'])}"]
     for s in st["sessions"]:
         lines.append(f"  {s['id']:>4}  {s['client'] or '?':<24} pid {s['client_pid'] or '?':<8} {s['transport']:<4} "
-                     f"{s['documents']} docs, {s['requests']} requests, {s['in_flight']} in flight, "
+                     f"{s['documents']} docs, {s.get('workspace_lines', 0):,} workspace lines, "
+                     f"{s['requests']} requests, {s['in_flight']} in flight, "
                      f"up {s['age_s']:.0f} s" + ("  (shut down)" if s["shut_down"] else ""))
     return "\n".join(lines)

@@ -230,13 +230,16 @@ class RawDaemon:
             return list(self.null_id)
 
     def initialize(self, init_options: dict[str, Any] | None = None, capabilities: dict[str, Any] | None = None,
-                   timeout: float = 60.0) -> dict[str, Any]:
+                   timeout: float = 60.0, folders: list[str] | None = None) -> dict[str, Any]:
+        """``folders``: workspace folder URIs named in initialize."""
         caps = capabilities if capabilities is not None else {
             "textDocument": {"inlineCompletion": {}, "synchronization": {}},
             "general": {"positionEncodings": ["utf-16"]},
         }
-        res = self.request("initialize", {"processId": None, "capabilities": caps,
-                                          "initializationOptions": init_options or {}}, timeout)
+        params: dict[str, Any] = {"processId": None, "capabilities": caps, "initializationOptions": init_options or {}}
+        if folders:
+            params["workspaceFolders"] = [{"uri": u, "name": u.rsplit("/", 1)[-1]} for u in folders]
+        res = self.request("initialize", params, timeout)
         if res is None or "result" not in res:
             raise RuntimeError(f"initialize failed: {res}")
         self.notify("initialized", {})
