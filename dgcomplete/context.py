@@ -38,7 +38,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from .folders import too_broad, uri_to_path
+from .folders import kin, too_broad, uri_to_path
 from .syntax.languages import comment_markers, is_comment_line
 
 MAX_LINE_CHARS = 200  # longer lines are not indexed (minified code, data)
@@ -234,7 +234,7 @@ class ContextIndex:
 
     def put_file(self, path: str, lang: str | None, text: str | None, mtime: float = 0.0) -> None:
         """A file under an indexed folder changed on disk (None: deleted); ignored while it is open."""
-        folder = self.folders.get((self.root_of(path) or "", lang or ""))
+        folder = self.folders.get((self.root_of(path) or "", kin(lang) or ""))
         if folder is not None and path not in self.paths.values():
             folder.put(path, text, mtime)
 
@@ -316,9 +316,10 @@ class ContextIndex:
         sources: list[tuple[_Maps, bool]] = []
         if document and uri in self.docs:
             sources.append((self.docs[uri].maps, True))
-        others = [d for u, d in reversed(self.docs.items()) if u != uri and d.lang == lang] if workspace else []
+        family = kin(lang)
+        others = [d for u, d in reversed(self.docs.items()) if u != uri and kin(d.lang) == family] if workspace else []
         sources += [(d.maps, False) for d in others[: self.MAX_DOCS_QUERIED]]
-        home = (self.root_of(self.paths.get(uri)) or "", lang)
+        home = (self.root_of(self.paths.get(uri)) or "", family)
         if workspace and home in self.folders:  # the files of the cursor's workspace folder, read from disk
             self.folders.move_to_end(home)
             sources.append((self.folders[home].maps, False))

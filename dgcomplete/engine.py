@@ -282,7 +282,7 @@ class Engine:
         budget = self.settings.workspace_index_lines
         path = self.context.disk_copy(s.uri)
         root = self.context.root_of(path)
-        lang = s.lang or s.big_lang
+        lang = folders.kin(s.lang or s.big_lang)
         key = (root or "", lang or "")
         if root is None or lang not in folders.LANGUAGES or key in self._scanning:
             return
@@ -338,7 +338,7 @@ class Engine:
             self._reread(os.path.normpath(path), syntax.language_for(None, path), deleted)
 
     def _reread(self, path: str, lang: str | None, deleted: bool = False) -> None:
-        if (self.context.root_of(path) or "", lang or "") not in self.context.folders:
+        if (self.context.root_of(path) or "", folders.kin(lang) or "") not in self.context.folders:
             return
         if deleted:
             self.context.put_file(path, lang, None)

@@ -35,6 +35,15 @@ SKIP_DIRS = frozenset({
 })
 
 
+# languages whose lines serve each other: a TypeScript file is read for a JavaScript one, a C header for C++
+_KIN = {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}
+
+
+def kin(lang: str | None) -> str | None:
+    """The family ``lang`` belongs to, for retrieval (what other documents and files it reads)."""
+    return _KIN.get(lang or "", lang)
+
+
 def uri_to_path(uri: str) -> str | None:
     """The local path of a ``file:`` URI (None for any other scheme): what ties an open document to its file."""
     parts = urlsplit(uri)
@@ -107,11 +116,12 @@ def read(path: str) -> tuple[str | None, float]:
 
 
 def listed(root: str, lang: str) -> list[str]:
-    """The files of ``lang`` under ``root`` (normalized paths), as git or the walk lists them."""
+    """The files of ``lang``'s family (:func:`kin`) under ``root`` (normalized paths), as git or the walk lists them."""
     names = _git_files(root)
     if names is None:
         names = _walk_files(root)
-    return [os.path.normpath(p) for p in names if language_for(None, p) == lang]
+    family = kin(lang)
+    return [os.path.normpath(p) for p in names if kin(language_for(None, p)) == family]
 
 
 def _mtime(path: str) -> float:

@@ -261,3 +261,25 @@ def test_the_engine_looks_again_when_a_document_opens_later(tiny_mask_model, tmp
     first, later = asyncio.run(scenario())
     assert [Path(p).name for p in first] == ["io.py"]
     assert sorted(Path(p).name for p in later) == ["io.py", "new.py"]
+
+
+def test_related_languages_read_each_other(tmp_path):
+    """A TypeScript document reads JavaScript files and documents (and the other way round); C++ reads C headers."""
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "util.js").write_text("const a = load(x);\nconst b = a.rows();\n")
+    (root / "src" / "api.h").write_text("int open_db(const char *path);\nint close_db(void);\n")
+    (root / "src" / "notes.py").write_text("const a = load(x);\nnot = 'this'\n")
+    assert [Path(p).name for p in folders.listed(str(root), "typescript")] == ["util.js"]
+    assert [Path(p).name for p in folders.listed(str(root), "cpp")] == ["api.h"]
+    idx = ContextIndex()
+    idx.set_roots([str(root)])
+    idx.add_folder(str(root), folders.kin("tsx"), Folder(folders.files_of(str(root), "tsx", None, 100)), 1000)
+    text = "const a = load(x);\n"
+    uri = (root / "src" / "view.tsx").as_uri()
+    idx.open(uri, "tsx", text)
+    assert [d.text for d in idx.drafts(uri, "tsx", text, len(text))] == ["const b = a.rows();"]
+    # an open JavaScript document serves a TypeScript one too
+    other = "file:///elsewhere/o.js"
+    idx.open(other, "javascript", "const a = load(x);\nconst c = 2;\n")
+    assert "const c = 2;" in [d.text for d in idx.drafts("file:///elsewhere/t.ts", "typescript", text, len(text))]
