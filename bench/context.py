@@ -4,7 +4,10 @@ Each case of :mod:`bench.heldout` is played the way an editor would: ``didOpen``
 documents, then the case document, an Automatic (or, with ``--trigger invoked``, an Invoked)
 ``textDocument/inlineCompletion`` at the cursor, then
 ``dgcomplete.stats`` for the engine's own account of the request (``last``), then ``didClose`` everything.
-One daemon serves all cases of a variant, so indexes and caches behave as in a session.
+One daemon serves all cases of a variant, so indexes and caches behave as in a session. With ``--workspace`` the
+daemon is also given every package of the split, unpacked as a checkout (:mod:`bench.workspace`), as its
+workspace folders, and the documents are opened as their files there; ``--no-others`` opens only the case's own
+document (a user with one file open).
 
 Reported, over all requests and by language family (python / js / go / rust / java / c) and kind (whole_line / mid_line):
 
@@ -22,7 +25,7 @@ Reported, over all requests and by language family (python / js / go / rust / ja
   verbatim above the cursor).
 
     python -m bench.context [--split dev|test|dev_langs|test_langs] [--n N] [--model DIR] [--threads N] [--set key=JSON ...]
-                            [--trigger automatic|invoked]
+                            [--trigger automatic|invoked] [--workspace] [--no-others]
                             [--ablate [NAME ...]] [--dump FILE.jsonl] [--out bench/results/context.json]
     python -m bench.context --curve FILE.jsonl [--variant NAME] [--target 0.5] [--plot bench/results/context_gate.png]
 
