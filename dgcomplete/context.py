@@ -25,8 +25,8 @@ The index is kept incrementally: a change re-indexes only the lines it touched (
 whose "next line" may have changed), never the whole document per keystroke.
 
 Besides the open documents, the files of the cursor's workspace folder count as one more source (:class:`Folder`:
-read from disk by :mod:`folders`, one set of maps for all files of a language, so a lookup costs the same for a
-handful of files or thousands). An open document hides its file: the file may hold the saved version of the very
+read from disk by :mod:`folders`, one set of maps for all files of a language family: one lookup per table serves
+them all, however many files). An open document hides its file: the file may hold the saved version of the very
 line being typed.
 """
 
@@ -153,8 +153,8 @@ class _Maps:
 
 
 class Folder:
-    """The files of one language under one workspace folder, as read from disk: one set of maps for all of them
-    (a lookup costs the same for 3 files or 3,000), and each file's lines, to take its share out again when the
+    """The files of one language family under one workspace folder, as read from disk: one set of maps for all of
+    them (one lookup per table, however many files), and each file's lines, to take its share out again when the
     file changes on disk or opens in the editor (the open document then speaks for it)."""
 
     def __init__(self, files: Iterable[tuple[str, str, float]] = ()) -> None:
