@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
 from .folders import kin, too_broad, uri_to_path
-from .syntax.languages import comment_markers, is_comment_line
+from .syntax.languages import comment_markers, is_comment_line, language_for
 
 MAX_LINE_CHARS = 200  # longer lines are not indexed (minified code, data)
 MAX_DOC_LINES = 50_000  # documents with more lines are not indexed (the local scan still works)
@@ -214,6 +214,16 @@ class ContextIndex:
                 return r
         return None
 
+    def folder_key(self, path: str | None, lang: str | None) -> tuple[str, str] | None:
+        """(workspace folder, language family) whose files a document at ``path`` in ``lang`` reads, if any."""
+        root, family = self.root_of(path), kin(lang)
+        return (root, family) if root is not None and family is not None else None
+
+    def folder_of(self, path: str) -> Folder | None:
+        """The indexed folder a file on disk belongs to (by its own extension, as the listing chose it)."""
+        key = self.folder_key(path, language_for(None, path))
+        return self.folders.get(key) if key is not None else None
+
     def add_folder(self, root: str, lang: str, folder: Folder, max_lines: int) -> None:
         """Install what a scan read; files open meanwhile are left to their documents, and the least recently
         used other (folder, language) indexes leave while the lines exceed ``max_lines``."""
@@ -232,9 +242,9 @@ class ContextIndex:
                 len(self.folders) > 1 and sum(f.total for f in self.folders.values()) > max_lines)):
             del self.folders[next(iter(self.folders))]
 
-    def put_file(self, path: str, lang: str | None, text: str | None, mtime: float = 0.0) -> None:
+    def put_file(self, path: str, text: str | None, mtime: float = 0.0) -> None:
         """A file under an indexed folder changed on disk (None: deleted); ignored while it is open."""
-        folder = self.folders.get((self.root_of(path) or "", kin(lang) or ""))
+        folder = self.folder_of(path)
         if folder is not None and path not in self.paths.values():
             folder.put(path, text, mtime)
 
@@ -319,7 +329,7 @@ class ContextIndex:
         family = kin(lang)
         others = [d for u, d in reversed(self.docs.items()) if u != uri and kin(d.lang) == family] if workspace else []
         sources += [(d.maps, False) for d in others[: self.MAX_DOCS_QUERIED]]
-        home = (self.root_of(self.paths.get(uri)) or "", family)
+        home = self.folder_key(self.paths.get(uri), lang)
         if workspace and home in self.folders:  # the files of the cursor's workspace folder, read from disk
             self.folders.move_to_end(home)
             sources.append((self.folders[home].maps, False))

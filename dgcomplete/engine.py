@@ -281,11 +281,10 @@ class Engine:
             return
         budget = self.settings.workspace_index_lines
         path = self.context.disk_copy(s.uri)
-        root = self.context.root_of(path)
-        lang = folders.kin(s.lang or s.big_lang)
-        key = (root or "", lang or "")
-        if root is None or lang not in folders.LANGUAGES or key in self._scanning:
+        key = self.context.folder_key(path, s.lang or s.big_lang)
+        if key is None or key[1] not in folders.LANGUAGES or key in self._scanning:
             return
+        root, lang = key
         folder = self.context.folders.get(key)
         if folder is not None and time.monotonic() - self._read_at.get(key, 0.0) < REFRESH_S:
             return
@@ -318,7 +317,7 @@ class Engine:
             if folder is not None:
                 updates, folder.seen = f.result()[0], set(f.result()[1])
                 for p, text, mtime in updates:
-                    self.context.put_file(p, lang, text, mtime)
+                    self.context.put_file(p, text, mtime)
                 return
             self.context.add_folder(root, lang, f.result(), self.settings.workspace_index_lines)
             log.info("workspace folder %s: %d %s files, %d lines indexed", root, len(f.result().files), lang,
@@ -335,13 +334,14 @@ class Engine:
     def files_changed(self, changes: list[tuple[str, bool]]) -> None:
         """Files changed on disk ((path, deleted) pairs, from the client's file watcher): read them again."""
         for path, deleted in changes:
-            self._reread(os.path.normpath(path), syntax.language_for(None, path), deleted)
+            self._reread(path, deleted)
 
-    def _reread(self, path: str, lang: str | None, deleted: bool = False) -> None:
-        if (self.context.root_of(path) or "", folders.kin(lang) or "") not in self.context.folders:
+    def _reread(self, path: str, deleted: bool = False) -> None:
+        """Read a file of an indexed folder again, on the files thread (a deleted one just leaves)."""
+        if self.context.folder_of(path) is None:
             return
         if deleted:
-            self.context.put_file(path, lang, None)
+            self.context.put_file(path, None)
             return
         try:
             fut = asyncio.get_running_loop().run_in_executor(self._files, folders.read, path)
@@ -352,7 +352,7 @@ class Engine:
         def done(f: asyncio.Future) -> None:
             self._rereading -= 1
             if not f.cancelled() and f.exception() is None:
-                self.context.put_file(path, lang, *f.result())
+                self.context.put_file(path, *f.result())
 
         fut.add_done_callback(done)
 
@@ -417,7 +417,7 @@ class Engine:
         self.context.close(uri)
         s = self.sessions.pop(uri, None)
         if path is not None and s is not None:  # its file speaks again, as saved
-            self._reread(path, s.lang or s.big_lang)
+            self._reread(path)
         if s and s.inflight:
             s.inflight.cancel("closed")
         self._recent.pop(uri, None)

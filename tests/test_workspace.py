@@ -55,10 +55,10 @@ def test_an_open_document_hides_its_file_until_it_closes(tmp_path):
     off = text.index("    \n") + 4
     idx.open(a.as_uri(), "python", text)
     assert "rows = data.split_rows(';')" not in drafted(idx, a.as_uri(), text, off)
-    idx.put_file(str(a), "python", OTHER)  # a re-read that raced the open is ignored while open
+    idx.put_file(str(a), OTHER)  # a re-read that raced the open is ignored while open
     assert "rows = data.split_rows(';')" not in drafted(idx, a.as_uri(), text, off)
     idx.close(a.as_uri())
-    idx.put_file(str(a), "python", OTHER)  # the engine reads it again after the close
+    idx.put_file(str(a), OTHER)  # the engine reads it again after the close
     b = (root / "b.py").as_uri()
     idx.open(b, "python", text)
     assert "rows = data.split_rows(';')" in drafted(idx, b, text, off)
@@ -76,9 +76,9 @@ def test_changes_on_disk_and_the_line_budget(tmp_path):
     idx.add_folder(str(root), "python", Folder([(a, OTHER, 0.0)]), 1000)
     folder = idx.folders[(str(root), "python")]
     assert folder.total == 5 and "data = read(path)" in folder.maps.succ
-    idx.put_file(a, "python", "x = 1\ny = 2\n")  # changed: its old lines are gone from the maps
+    idx.put_file(a, "x = 1\ny = 2\n")  # changed: its old lines are gone from the maps
     assert "data = read(path)" not in folder.maps.succ and folder.maps.succ["x = 1"] == {"y = 2": 1}
-    idx.put_file(a, "python", None)  # deleted
+    idx.put_file(a, None)  # deleted
     assert folder.total == 0 and not folder.maps.succ and not folder.maps.pred and not folder.maps.by_head
     # the least recently used (folder, language) leaves first when the budget is exceeded; 0 drops all
     idx.add_folder(str(root), "python", Folder([(a, OTHER, 0.0)]), 1000)
