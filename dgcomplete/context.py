@@ -38,8 +38,8 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from .folders import kin, too_broad, uri_to_path
-from .syntax.languages import comment_markers, is_comment_line, language_for
+from .folders import too_broad, uri_to_path
+from .syntax.languages import comment_markers, is_comment_line, kin, language_for
 
 MAX_LINE_CHARS = 200  # longer lines are not indexed (minified code, data)
 MAX_DOC_LINES = 50_000  # documents with more lines are not indexed (the local scan still works)
@@ -157,10 +157,10 @@ class Folder:
     them (one lookup per table, however many files), and each file's lines, to take its share out again when the
     file changes on disk or opens in the editor (the open document then speaks for it)."""
 
-    def __init__(self, files: Iterable[tuple[str, str, float]] = ()) -> None:
+    def __init__(self, files: Iterable[tuple[str, str, float]] = (), seen: Iterable[str] = ()) -> None:
         self.files: dict[str, list[str]] = {}
         self.mtimes: dict[str, float] = {}  # when each file was last modified, as read
-        self.seen: set[str] = set()  # every file of the listing these were read from (the budget left some out)
+        self.seen = set(seen)  # every file of the listing these were read from (the budget left some out)
         self.maps = _Maps()
         self.total = 0
         for path, text, mtime in files:

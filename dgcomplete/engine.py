@@ -303,9 +303,7 @@ class Engine:
             if folder is not None:  # read before: what changed since (a watching client has said so already)
                 return folders.changes(root, lang, known, seen, room, skip)
             names = folders.listed(root, lang)
-            fresh = Folder(folders.files_of(root, lang, path, budget, skip, names))
-            fresh.seen = set(names)
-            return fresh
+            return Folder(folders.files_of(root, lang, path, budget, skip, names), seen=names)
 
         def done(f: asyncio.Future) -> None:
             self._scanning.discard(key)

@@ -20,7 +20,7 @@ import subprocess
 import time
 from urllib.parse import unquote, urlsplit
 
-from .syntax.languages import EXTENSIONS, language_for
+from .syntax.languages import EXTENSIONS, kin, language_for
 
 MAX_FILE_BYTES = 256_000  # bigger files are data or generated code
 MAX_LISTED = 50_000  # paths considered per folder: bounds the walk of a huge tree
@@ -33,15 +33,6 @@ SKIP_DIRS = frozenset({
     "node_modules", "bower_components", "__pycache__", "site-packages", "venv", "env", "dist", "build", "out",
     "target", "vendor", "third_party", "_build", "coverage", "htmlcov",
 })
-
-
-# languages whose lines serve each other: a TypeScript file is read for a JavaScript one, a C header for C++
-_KIN = {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}
-
-
-def kin(lang: str | None) -> str | None:
-    """The family ``lang`` belongs to, for retrieval (what other documents and files it reads)."""
-    return _KIN.get(lang or "", lang)
 
 
 def uri_to_path(uri: str) -> str | None:

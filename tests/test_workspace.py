@@ -14,6 +14,7 @@ from lsprotocol import types as lsp
 
 from dgcomplete import folders
 from dgcomplete.context import ContextIndex, Folder
+from dgcomplete.syntax.languages import kin
 
 from .conftest import start_daemon, stop_daemon
 from .test_server import inline_params, open_doc, stats
@@ -274,7 +275,7 @@ def test_related_languages_read_each_other(tmp_path):
     assert [Path(p).name for p in folders.listed(str(root), "cpp")] == ["api.h"]
     idx = ContextIndex()
     idx.set_roots([str(root)])
-    idx.add_folder(str(root), folders.kin("tsx"), Folder(folders.files_of(str(root), "tsx", None, 100)), 1000)
+    idx.add_folder(str(root), kin("tsx"), Folder(folders.files_of(str(root), "tsx", None, 100)), 1000)
     text = "const a = load(x);\n"
     uri = (root / "src" / "view.tsx").as_uri()
     idx.open(uri, "tsx", text)

@@ -147,6 +147,16 @@ def _extension_language(path: str) -> str | None:
     return EXTENSIONS.get(name[dot:].lower()) if dot > 0 else None
 
 
+# languages whose lines serve each other in retrieval: a TypeScript file is read for a JavaScript one, a C header
+# (``.h`` maps to C) for C++
+_KIN = {"typescript": "javascript", "tsx": "javascript", "cpp": "c"}
+
+
+def kin(lang: str | None) -> str | None:
+    """The family ``lang`` belongs to, for retrieval (what other documents and files it reads)."""
+    return _KIN.get(lang or "", lang)
+
+
 def language_for(language_id: str | None, path: str | None = None) -> str | None:
     """The tree-sitter language for an LSP languageId, falling back to the path's extension.
 
