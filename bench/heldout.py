@@ -294,20 +294,30 @@ def fetch(p: Package, cache: Path = CACHE) -> bytes:
     return data
 
 
+def as_tar(p: Package, data: bytes) -> bytes:
+    """The archive as a tar: a ``.deb``'s file system tree (paths ./usr/...; dpkg-deb wants a file), else as is."""
+    if not p.archive.endswith(".deb"):
+        return data
+    with tempfile.NamedTemporaryFile(suffix=".deb") as deb:
+        deb.write(data)
+        deb.flush()
+        return subprocess.run(["dpkg-deb", "--fsys-tarfile", deb.name], check=True, capture_output=True).stdout
+
+
+def member_path(p: Package, name: str) -> str:
+    """A tar member's path as cases name it: a ``.deb``'s from its root, a tarball's without its top folder."""
+    name = name[2:] if name.startswith("./") else name
+    return name.split("/", 1)[1] if "/" in name and not p.archive.endswith(".deb") else name
+
+
 def source_files(p: Package, data: bytes) -> list[tuple[str, str]]:
     """(path, text) of the package's own source files: 1-60 KB, UTF-8, not tests/vendored/minified/generated."""
     out = []
-    if p.archive.endswith(".deb"):  # its file system tree as a tar (paths ./usr/...); dpkg-deb wants a file
-        with tempfile.NamedTemporaryFile(suffix=".deb") as deb:
-            deb.write(data)
-            deb.flush()
-            data = subprocess.run(["dpkg-deb", "--fsys-tarfile", deb.name], check=True, capture_output=True).stdout
-    with tarfile.open(fileobj=io.BytesIO(data), mode="r:*") as tar:
+    with tarfile.open(fileobj=io.BytesIO(as_tar(p, data)), mode="r:*") as tar:
         for m in sorted(tar.getmembers(), key=lambda m: m.name):
             if not m.isfile():
                 continue
-            name = m.name[2:] if m.name.startswith("./") else m.name
-            path = name.split("/", 1)[1] if "/" in name and not p.archive.endswith(".deb") else name
+            path = member_path(p, m.name)
             if not re.search(p.include, path) or re.search(p.exclude, path) or language_id(path) is None:
                 continue
             if any(r in path.lower() for r in RESERVED) or not MIN_FILE <= m.size <= MAX_FILE:

@@ -105,11 +105,10 @@ def folder_cost(texts: list[str], cursors: list[int], text: str) -> dict[str, ob
     # scans the heads starting with what is typed
     words = [m.start(1) + 1 + i % 3 for i, m in enumerate(re.finditer(r"(?m)^[ \t]*([A-Za-z_]\w{3,})", text))]
     words = words[: len(cursors)]
-    for name, offs, base in (("line_start", cursors, False), ("mid_word", words, False),
-                             ("mid_word_without_the_folder", words, True)):
-        ix = context.ContextIndex() if base else idx
-        if base:
-            ix.open(uri, "python", text)
+    plain = context.ContextIndex()  # the same document, no folder
+    plain.open(uri, "python", text)
+    for name, ix, offs in (("line_start", idx, cursors), ("mid_word", idx, words),
+                           ("mid_word_without_the_folder", plain, words)):
         t0 = time.perf_counter()
         for off in offs:
             ix.drafts(uri, "python", text, off)

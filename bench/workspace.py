@@ -16,13 +16,11 @@ import io
 import os
 import re
 import shutil
-import subprocess
 import tarfile
-import tempfile
 from pathlib import Path
 
 from . import ROOT, heldout
-from .heldout import PACKAGES, Package, fetch
+from .heldout import PACKAGES, Package, as_tar, fetch, member_path
 
 WS = ROOT / "data" / "heldout-ws"
 CACHE = heldout.CACHE  # where the archives are (bench.heldout fetches them there)
@@ -32,28 +30,17 @@ def _safe(name: str) -> str:
     return re.sub(r"[^\w.-]+", "_", name)
 
 
-def _tar_bytes(p: Package) -> bytes:
-    data = fetch(p, CACHE)
-    if p.archive.endswith(".deb"):
-        with tempfile.NamedTemporaryFile(suffix=".deb") as deb:
-            deb.write(data)
-            deb.flush()
-            data = subprocess.run(["dpkg-deb", "--fsys-tarfile", deb.name], check=True, capture_output=True).stdout
-    return data
-
-
 def unpack(p: Package, dest: Path) -> Path:
     """Unpack ``p`` under ``dest`` (case file ids ``{p.name}/{path}`` resolve to ``dest/path``); return the
     package's root: the folder holding every file its ``include`` pattern names (a Go module's or a crate's
     folder inside a ``.deb``), the archive's top otherwise."""
     deb = p.archive.endswith(".deb")
     included: list[str] = []
-    with tarfile.open(fileobj=io.BytesIO(_tar_bytes(p)), mode="r:*") as tar:
+    with tarfile.open(fileobj=io.BytesIO(as_tar(p, fetch(p, CACHE))), mode="r:*") as tar:
         for m in tar.getmembers():
-            if not m.isfile():
-                continue
-            name = m.name[2:] if m.name.startswith("./") else m.name
-            path = name if deb else (name.split("/", 1)[1] if "/" in name else "")
+            if not m.isfile() or (not deb and "/" not in m.name.removeprefix("./")):
+                continue  # not a file, or a tarball's member outside its top folder
+            path = member_path(p, m.name)
             if not path or path.startswith("/") or ".." in path.split("/"):
                 continue
             f = tar.extractfile(m)
