@@ -78,10 +78,11 @@ def main(argv: list[str] | None = None) -> None:
 
 
 def folder_cost(texts: list[str], cursors: list[int], text: str) -> dict[str, object]:
-    """One workspace folder at the default line budget: its memory, build time and a drafts call beside it."""
+    """One workspace folder at the default line budget: its memory, build time and a drafts call beside it. The
+    folder holds the open document's file too (as saved): drafts subtract what it counts, as an editor's would."""
     budget = Settings().workspace_index_lines
-    files, lines = [], 0
-    for i, t in enumerate(texts[1:]):  # not the document drafts are asked for
+    files, lines = [("/ws/open.py", text, 0.0)], text.count("\n") + 1
+    for i, t in enumerate(texts[1:]):  # the other files
         if lines >= budget:
             break
         files.append((f"/ws/f{i}.py", t, 0.0))

@@ -27,7 +27,9 @@ whose "next line" may have changed), never the whole document per keystroke.
 Besides the open documents, the files of the cursor's workspace folder count as one more source (:class:`Folder`:
 read from disk by :mod:`folders`, one set of maps for all files of a language family: one lookup per table serves
 them all, however many files). An open document hides its file: the file may hold the saved version of the very
-line being typed.
+line being typed. The hiding happens when drafts are read (the hidden file's own counts are subtracted), never in
+the folder's maps, so that the sessions of a shared daemon on one folder share one :class:`Folder` (the engine's
+store) while each hides only the files it has open.
 """
 
 from __future__ import annotations
@@ -155,7 +157,8 @@ class _Maps:
 class Folder:
     """The files of one language family under one workspace folder, as read from disk: one set of maps for all of
     them (one lookup per table, however many files), and each file's lines, to take its share out again when the
-    file changes on disk or opens in the editor (the open document then speaks for it)."""
+    file changes on disk. What is on disk is the same for every session, so one Folder may serve several
+    (:meth:`ContextIndex.add_folder`); none of them changes it but to say what the disk says."""
 
     def __init__(self, files: Iterable[tuple[str, str, float]] = (), seen: Iterable[str] = ()) -> None:
         self.files: dict[str, list[str]] = {}
@@ -167,7 +170,7 @@ class Folder:
             self.put(path, text, mtime)
 
     def put(self, path: str, text: str | None, mtime: float = 0.0) -> None:
-        """The file at ``path`` now reads ``text`` (None: it is gone, or open in the editor)."""
+        """The file at ``path`` now reads ``text`` (None: it is gone or unreadable)."""
         self.mtimes.pop(path, None)
         old = self.files.pop(path, None)
         if old is not None:
@@ -197,6 +200,9 @@ class ContextIndex:
         self.roots: list[str] = []  # workspace folder paths, deepest first
         self.folders: OrderedDict[tuple[str, str], Folder] = OrderedDict()  # (root, language), least recent first
         self.paths: dict[str, str] = {}  # open document URI -> its file's path
+        # an open document's file as its folder holds it, as maps of its own to subtract: path -> (the folder's
+        # lines they were built from, the maps)
+        self._hidden: dict[str, tuple[list[str], _Maps]] = {}
 
     # ---- workspace folders ----------------------------------------------------------------------------------
     def set_roots(self, roots: list[str]) -> None:
@@ -225,13 +231,10 @@ class ContextIndex:
         return self.folders.get(key) if key is not None else None
 
     def add_folder(self, root: str, lang: str, folder: Folder, max_lines: int) -> None:
-        """Install what a scan read; files open meanwhile are left to their documents, and the least recently
-        used other (folder, language) indexes leave while the lines exceed ``max_lines``."""
+        """Install what a scan read (or another session's index of the same folder: it is shared, not copied);
+        the least recently used other (folder, language) indexes leave while the lines exceed ``max_lines``."""
         if root not in self.roots:
             return
-        for path in self.paths.values():
-            if path in folder.files:
-                folder.put(path, None)
         self.folders[(root, lang)] = folder
         self.folders.move_to_end((root, lang))
         self.trim(max_lines)
@@ -243,10 +246,26 @@ class ContextIndex:
             del self.folders[next(iter(self.folders))]
 
     def put_file(self, path: str, text: str | None, mtime: float = 0.0) -> None:
-        """A file under an indexed folder changed on disk (None: deleted); ignored while it is open."""
+        """A file under an indexed folder changed on disk (None: deleted); an open document still hides it."""
         folder = self.folder_of(path)
-        if folder is not None and path not in self.paths.values():
+        if folder is not None:
             folder.put(path, text, mtime)
+
+    def _less(self, folder: Folder) -> list[_Maps]:
+        """What the folder's files that are open here contribute to its maps (subtracted when drafts are read)."""
+        out = []
+        for path in self.paths.values():
+            lines = folder.files.get(path)
+            if lines is None:
+                continue
+            have = self._hidden.get(path)
+            if have is None or have[0] is not lines:  # first asked, or the file changed on disk since
+                maps = _Maps()
+                for i in range(len(lines)):
+                    maps.contribute(lines, i, +1)
+                have = self._hidden[path] = (lines, maps)
+            out.append(have[1])
+        return out
 
     def disk_copy(self, uri: str) -> str | None:
         """The path of an open document's file (None if it is no file)."""
@@ -256,11 +275,8 @@ class ContextIndex:
     def open(self, uri: str, lang: str | None, text: str) -> None:
         self.close(uri)
         path = uri_to_path(uri)
-        if path is not None:  # its file on disk no longer speaks: the document does
+        if path is not None:  # its file on disk no longer speaks (drafts subtract it): the document does
             self.paths[uri] = path
-            for folder in self.folders.values():
-                if path in folder.files:
-                    folder.put(path, None)
         lines = _LINE_BREAK.split(text)
         if lang is None or len(lines) > MAX_DOC_LINES:
             return
@@ -274,7 +290,9 @@ class ContextIndex:
             self.close(old)
 
     def close(self, uri: str) -> None:
-        self.paths.pop(uri, None)
+        path = self.paths.pop(uri, None)
+        if path is not None and path not in self.paths.values():
+            self._hidden.pop(path, None)
         doc = self.docs.pop(uri, None)
         if doc is not None:
             self.total -= len(doc.lines)
@@ -323,16 +341,18 @@ class ContextIndex:
             return []
         lines_above = text[max(0, ls - 20_000) : ls].split("\n")[:-1] if ls else []
         prev = next((_key(x) for x in reversed(lines_above[-3:]) if _key(x)), "")
-        sources: list[tuple[_Maps, bool]] = []
+        # (maps, whether they are the cursor's document's, maps whose counts do not count: hidden files)
+        sources: list[tuple[_Maps, bool, list[_Maps]]] = []
         if document and uri in self.docs:
-            sources.append((self.docs[uri].maps, True))
+            sources.append((self.docs[uri].maps, True, []))
         family = kin(lang)
         others = [d for u, d in reversed(self.docs.items()) if u != uri and kin(d.lang) == family] if workspace else []
-        sources += [(d.maps, False) for d in others[: self.MAX_DOCS_QUERIED]]
+        sources += [(d.maps, False, []) for d in others[: self.MAX_DOCS_QUERIED]]
         home = self.folder_key(self.paths.get(uri), lang)
         if workspace and home in self.folders:  # the files of the cursor's workspace folder, read from disk
             self.folders.move_to_end(home)
-            sources.append((self.folders[home].maps, False))
+            folder = self.folders[home]
+            sources.append((folder.maps, False, self._less(folder)))
         out: dict[str, Draft] = {}
         # a comment copied from elsewhere is not what the user is about to write where code goes: comment lines
         # are drafts only once a comment (or its marker's first character) is typed
@@ -360,8 +380,8 @@ class ContextIndex:
         if prev:
             for source, weight, keyof, table in (("successor", 1.0, str, "succ"), ("shape", 0.6, shape, "shape_succ")):
                 key = keyof(prev)
-                for maps, here in sources:
-                    nexts = getattr(maps, table).get(key)
+                for maps, here, less in sources:
+                    nexts = _without(getattr(maps, table).get(key), less, table, key)
                     if nexts and here:
                         nexts = _minus(nexts, own, lambda line, keyof=keyof, key=key: keyof(line) == key, first=True)
                     if not nexts:
@@ -371,8 +391,8 @@ class ContextIndex:
                         add(full, source, weight * (1.0 if here else 0.8) * n / total, here)
         after = _next_key(around, c)
         if before and after:
-            for maps, here in sources:
-                came = maps.pred.get(after)
+            for maps, here, less in sources:
+                came = _without(maps.pred.get(after), less, "pred", after)
                 if came and here:
                     came = _minus(came, own, lambda line: line == after, first=False)
                 if not came:
@@ -399,12 +419,12 @@ class ContextIndex:
                     add(typed + cont, "match", (0.8 if here else 0.6) * n / (rank + 1), here)
             m = _HEAD.match(typed)
             head = m.group(0) if m else ""
-            for maps, here in sources:
+            for maps, here, less in sources:
                 if here or len(out) >= limit or not head:
                     continue
-                buckets = [maps.by_head.get(head)] if m and m.end() < len(typed) else [
-                    c for h, c in maps.by_head.items() if h.startswith(head)][:64]
-                for bucket in buckets:
+                heads = [head] if m and m.end() < len(typed) else [h for h in maps.by_head if h.startswith(head)][:64]
+                for h in heads:
+                    bucket = _without(maps.by_head.get(h), less, "by_head", h)
                     for full, n in (bucket or Counter()).most_common(MAX_BUCKET):
                         add(full, "prefix", 0.3 * min(1.0, n / 3), False)
         ranked = sorted(out.values(), key=lambda d: -d.strength)
@@ -417,6 +437,19 @@ def _around(text: str, ls: int, cur_end: int) -> tuple[list[str], int]:
     up = text[max(0, ls - 2000) : ls].split("\n")[:-1][-2:] if ls else []
     down = text[cur_end : cur_end + 4000].split("\n")[1:3]
     return [*up, text[ls:cur_end], *down], len(up)
+
+
+def _without(counts: Counter[str] | None, less: list[_Maps], table: str, key: str) -> Counter[str] | None:
+    """``counts`` (a folder's, under ``key`` in ``table``) less what the hidden files' maps count there."""
+    if not counts or not less:
+        return counts
+    subs = [c for m in less if (c := getattr(m, table).get(key))]
+    if not subs:
+        return counts
+    out = Counter(counts)
+    for c in subs:
+        out.subtract(c)
+    return +out
 
 
 def _minus(counts: Counter[str], own: Counter[tuple[str, str]], keyed: Callable[[str], bool],

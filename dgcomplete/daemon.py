@@ -262,10 +262,12 @@ class Daemon:
                 "age_s": round(now - ls.started, 1), "shut_down": bool(ls.protocol._shutdown),
             })
         pool = self.shared.engine._pool if self.shared.engine is not None else None
+        views = [ls.engine for ls in self.conns.values() if ls.engine is not None]
         return {
             "pid": os.getpid(), "addresses": self.addresses, "uptime_s": round(now - self.started, 1),
             "idle_exit_min": self.idle_s / 60 if self.idle_s else None,
             "model": self.shared.describe(), "memory": rss_mb(), "sessions": sessions,
+            "workspace_indexes": self.shared.engine.folder_indexes(views) if self.shared.engine is not None else [],
             "queue": {"running": pool.running if pool else None, "waiting": pool.queued() if pool else {},
                       "jobs_done": pool.done if pool else 0},
         }

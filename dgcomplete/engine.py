@@ -14,8 +14,9 @@ import logging
 import os
 import re
 import time
+import weakref
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
@@ -158,9 +159,13 @@ class Engine:
         self.context = ContextIndex()
         # workspace files are listed, read and indexed here, off the event loop and the model thread
         self._files = ThreadPoolExecutor(1, thread_name_prefix="dgcomplete-files")
-        self._scanning: set[tuple[str, str]] = set()
+        self._scanning: set[tuple[str, str]] = set()  # (folder, language) this session waits for
         self._rereading = 0  # files changed on disk (or closed) being read again
-        self._read_at: dict[tuple[str, str], float] = {}  # when each (folder, language) was last listed
+        # shared by the sessions of a daemon (view() keeps them), by (folder, language, line budget): the indexes
+        # read (held by the sessions' ContextIndex, gone with the last), the reads in flight, when each was listed
+        self._store: weakref.WeakValueDictionary[tuple[str, str, int], Folder] = weakref.WeakValueDictionary()
+        self._reads: dict[tuple[str, str, int], asyncio.Future] = {}
+        self._read_at: dict[tuple[str, str, int], float] = {}
         self.gate = Gate.load(loaded.path if loaded is not None else None)
 
     # ---- lifecycle ------------------------------------------------------------------------------------------
@@ -232,11 +237,12 @@ class Engine:
     def view(self) -> Engine:
         """An engine for one more LSP session of a shared daemon: the same model, model thread and prefix
         caches (keyed by URI and checked token by token, so sharing one is only a cache miss, never a wrong
-        answer); its own documents, settings and requests in flight. Two sessions never see each other's text."""
+        answer), and the same indexes of workspace folders read from disk (what is on disk is the same for both);
+        its own documents, settings and requests in flight. Two sessions never see each other's text."""
         v = copy.copy(self)
         v.sessions, v.settings, v._pending, v._base = {}, attrs.evolve(self.settings), 0, self
         v.context = ContextIndex()  # retrieval sees this session's documents (and folders) only
-        v._scanning, v._rereading, v._read_at = set(), 0, {}
+        v._scanning, v._rereading = set(), 0  # the folder indexes on disk are shared (_store)
         return v
 
     async def shutdown(self) -> None:
@@ -276,52 +282,77 @@ class Engine:
             self._want_folder(s)
 
     def _want_folder(self, s: Session) -> None:
-        """Start reading the files of ``s``'s language in its workspace folder, unless they are read already."""
+        """Start reading the files of ``s``'s language in its workspace folder, unless they are read already (by
+        this session, or by another session of the daemon with the same line budget: then its index is shared)."""
         if not self._reads_folders():
             return
         budget = self.settings.workspace_index_lines
-        path = self.context.disk_copy(s.uri)
-        key = self.context.folder_key(path, s.lang or s.big_lang)
+        key = self.context.folder_key(self.context.disk_copy(s.uri), s.lang or s.big_lang)
         if key is None or key[1] not in folders.LANGUAGES or key in self._scanning:
             return
         root, lang = key
+        shared = (root, lang, budget)
         folder = self.context.folders.get(key)
-        if folder is not None and time.monotonic() - self._read_at.get(key, 0.0) < REFRESH_S:
+        if folder is None and (theirs := self._store.get(shared)) is not None:  # another session read it
+            self.context.add_folder(root, lang, theirs, budget)
+            folder = self.context.folders.get(key)
+        if folder is not None and time.monotonic() - self._read_at.get(shared, 0.0) < REFRESH_S:
             return
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:  # no event loop (a script driving the engine): no background reading
             return
-        skip = frozenset(self.context.paths.values())
+        fut = self._reads.get(shared)
+        if fut is None:
+            fut = self._read_folder(loop, shared, folder, self.context.disk_copy(s.uri))
         self._scanning.add(key)
-        self._read_at[key] = time.monotonic()
+
+        def done(f: asyncio.Future) -> None:
+            self._scanning.discard(key)
+            if f.cancelled() or f.exception() is not None or not self._reads_folders():  # failed, switched off
+                return
+            if isinstance(f.result(), Folder):
+                self.context.add_folder(root, lang, f.result(), self.settings.workspace_index_lines)
+
+        fut.add_done_callback(done)
+
+    def _read_folder(self, loop: asyncio.AbstractEventLoop, shared: tuple[str, str, int], folder: Folder | None,
+                     near: str | None) -> asyncio.Future:
+        """Read a folder's files of a language on the files thread (what changed since, when ``folder`` holds
+        them already); the result goes into the store and ``folder`` here, once for all sessions waiting on it."""
+        root, lang, budget = shared
+        self._read_at[shared] = time.monotonic()
         # what the files thread reads of the folder's state is copied here, on the loop that changes it
         known, seen = (dict(folder.mtimes), set(folder.seen)) if folder is not None else ({}, set())
         room = budget - folder.total if folder is not None else budget
 
         def job() -> Any:  # on the files thread
             if folder is not None:  # read before: what changed since (a watching client has said so already)
-                return folders.changes(root, lang, known, seen, room, skip)
+                return folders.changes(root, lang, known, seen, room)
             names = folders.listed(root, lang)
-            return Folder(folders.files_of(root, lang, path, budget, skip, names), seen=names)
+            return Folder(folders.files_of(root, lang, near, budget, names=names), seen=names)
 
-        def done(f: asyncio.Future) -> None:
-            self._scanning.discard(key)
-            if f.cancelled() or not self._reads_folders():  # switched off meanwhile
+        def done(f: asyncio.Future) -> None:  # runs before the waiting sessions' callbacks
+            self._reads.pop(shared, None)
+            if f.cancelled():
                 return
             if f.exception() is not None:
                 log.warning("reading workspace folder %s (%s) failed: %s", root, lang, f.exception())
                 return
             if folder is not None:
-                updates, folder.seen = f.result()[0], set(f.result()[1])
+                updates, names = f.result()
+                folder.seen = set(names)
                 for p, text, mtime in updates:
-                    self.context.put_file(p, text, mtime)
+                    folder.put(p, text, mtime)
                 return
-            self.context.add_folder(root, lang, f.result(), self.settings.workspace_index_lines)
+            self._store[shared] = f.result()
             log.info("workspace folder %s: %d %s files, %d lines indexed", root, len(f.result().files), lang,
                      f.result().total)
 
-        loop.run_in_executor(self._files, job).add_done_callback(done)
+        fut = loop.run_in_executor(self._files, job)
+        self._reads[shared] = fut
+        fut.add_done_callback(done)
+        return fut
 
     def _reads_folders(self) -> bool:
         """Whether retrieval reads workspace files: a local model to score drafts, the ``workspace`` source on,
@@ -353,6 +384,13 @@ class Engine:
                 self.context.put_file(path, *f.result())
 
         fut.add_done_callback(done)
+
+    def folder_indexes(self, views: Iterable[Engine]) -> list[dict[str, Any]]:
+        """The workspace folder indexes in memory (one per folder, language family and line budget) and how many
+        of ``views`` (a daemon's sessions) hold each, for ``dgcomplete status``."""
+        held = [id(f) for v in views for f in v.context.folders.values()]
+        return [{"folder": r, "language": lg, "line_budget": b, "files": len(f.files), "lines": f.total,
+                 "sessions": held.count(id(f))} for (r, lg, b), f in sorted(self._store.items())]
 
     def folder_stats(self) -> dict[str, Any]:
         """What the workspace index holds, for ``dgcomplete.stats``."""
@@ -414,7 +452,7 @@ class Engine:
         path = self.context.disk_copy(uri)
         self.context.close(uri)
         s = self.sessions.pop(uri, None)
-        if path is not None and s is not None:  # its file speaks again, as saved
+        if path is not None and s is not None:  # its file speaks again, as saved (if it was saved)
             self._reread(path)
         if s and s.inflight:
             s.inflight.cancel("closed")

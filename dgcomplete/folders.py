@@ -26,6 +26,7 @@ MAX_FILE_BYTES = 256_000  # bigger files are data or generated code
 MAX_LISTED = 50_000  # paths considered per folder: bounds the walk of a huge tree
 GIT_TIMEOUT_S = 10.0
 WALK_S = 3.0  # a folder walk stops listing after this long (a slow or huge tree)
+RACY_S = 2.0  # a file modified this recently when read is read again at the next look (see read())
 # languages whose files are read (a JSON document gains nothing from lock files and fixtures)
 LANGUAGES = frozenset(lang for lang in EXTENSIONS.values() if lang != "json")
 WATCHED_EXTENSIONS = tuple(sorted(ext for ext, lang in EXTENSIONS.items() if lang in LANGUAGES))
@@ -101,9 +102,12 @@ def read_text(path: str) -> str | None:
 
 
 def read(path: str) -> tuple[str | None, float]:
-    """(:func:`read_text`, the modification time it was read at)."""
+    """(:func:`read_text`, the modification time it was read at). A file modified within RACY_S of the read is
+    given time -1, so the next look reads it again: a second write within the file system's time resolution
+    (a second or two on some) would leave the same time, and the change would go unseen (git's "racily clean")."""
     m = _mtime(path)
-    return read_text(path), m
+    text = read_text(path)
+    return text, (-1.0 if m >= 0 and time.time() - m < RACY_S else m)
 
 
 def listed(root: str, lang: str) -> list[str]:
@@ -122,12 +126,12 @@ def _mtime(path: str) -> float:
         return -1.0
 
 
-def files_of(root: str, lang: str, near: str | None, max_lines: int, skip: frozenset[str] = frozenset(),
+def files_of(root: str, lang: str, near: str | None, max_lines: int,
              names: list[str] | None = None) -> list[tuple[str, str, float]]:
     """(path, text, modification time) of the files of ``lang`` under ``root`` (or of ``names``, :func:`listed`
-    before), the nearest to ``near`` (a file's path) first, until ``max_lines`` lines are read; paths in ``skip``
-    (the open documents) are left out."""
-    mine = [p for p in (listed(root, lang) if names is None else names) if p not in skip]
+    before), the nearest to ``near`` (a file's path) first, until ``max_lines`` lines are read. Files open in the
+    editor are read too: the sessions of a shared daemon share what is read, and each hides its own open files."""
+    mine = list(listed(root, lang) if names is None else names)
     if near is not None:
         here = os.path.dirname(near).split(os.sep)
         mine.sort(key=lambda p: (_distance(os.path.dirname(p).split(os.sep), here), p))
@@ -135,8 +139,7 @@ def files_of(root: str, lang: str, near: str | None, max_lines: int, skip: froze
     for p in mine:
         if lines >= max_lines:
             break
-        m = _mtime(p)
-        text = read_text(p)
+        text, m = read(p)
         if text is None:
             continue
         out.append((p, text, m))
@@ -144,16 +147,15 @@ def files_of(root: str, lang: str, near: str | None, max_lines: int, skip: froze
     return out
 
 
-def changes(root: str, lang: str, known: dict[str, float], seen: set[str], room: int,
-            skip: frozenset[str] = frozenset()) -> tuple[list[tuple[str, str | None, float]], list[str]]:
+def changes(root: str, lang: str, known: dict[str, float], seen: set[str],
+            room: int) -> tuple[list[tuple[str, str | None, float]], list[str]]:
     """What changed on disk since ``known`` (path -> modification time of the files read) was read from a listing
     of ``seen``: (path, text, time) of files modified, and of files new since that listing while ``room`` lines last;
     (path, None, 0) of files gone. Also the new listing. For clients that do not watch files (Neovim on Linux):
     the engine asks now and then."""
     names = listed(root, lang)
-    now = [p for p in names if p not in skip]
-    out: list[tuple[str, str | None, float]] = [(p, None, 0.0) for p in set(known) - set(now)]
-    for p in now:
+    out: list[tuple[str, str | None, float]] = [(p, None, 0.0) for p in set(known) - set(names)]
+    for p in names:
         if p not in known and p in seen:  # left out by the budget when it was listed
             continue
         m = _mtime(p)
@@ -161,7 +163,7 @@ def changes(root: str, lang: str, known: dict[str, float], seen: set[str], room:
             continue
         if p not in known and room <= 0:
             continue
-        text = read_text(p)
+        text, m = read(p)
         out.append((p, text, m))
         if p not in known and text is not None:
             room -= text.count("\n") + 1

@@ -315,4 +315,9 @@ def format_status(st: dict[str, Any]) -> str:
                      f"{s['documents']} docs, {s.get('workspace_lines', 0):,} workspace lines, "
                      f"{s['requests']} requests, {s['in_flight']} in flight, "
                      f"up {s['age_s']:.0f} s" + ("  (shut down)" if s["shut_down"] else ""))
+    indexes = st.get("workspace_indexes") or []
+    lines.append(f"workspace folder indexes: {len(indexes)}")
+    for x in indexes:
+        lines.append(f"  {x['folder']} ({x['language']}): {x['files']} files, {x['lines']:,} lines, "
+                     f"held by {x['sessions']} session(s)")
     return "\n".join(lines)

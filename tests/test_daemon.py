@@ -213,15 +213,15 @@ def test_one_model_for_five_sessions_and_status(tiny_model, tmp_path):
     try:
         d.wait_ready()
 
-        proj = tmp_path / "proj"  # session 0's workspace folder: its files are read for that session only
+        proj = tmp_path / "proj"  # sessions 0 and 1's workspace folder: read once, for those two only
         proj.mkdir()
         (proj / "lib.py").write_text("a = 1\nb = 2\n" * 10)
 
         def session(i: int) -> SocketClient:
             c = SocketClient(sock)
-            c.initialize(folders=[proj.as_uri()] if i == 0 else None)
+            c.initialize(folders=[proj.as_uri()] if i < 2 else None)
             for k in range(3):
-                uri = f"{proj.as_uri()}/{k}.py" if i == 0 else f"file:///rss/{k}.py"
+                uri = f"{proj.as_uri()}/{i}_{k}.py" if i < 2 else f"file:///rss/{k}.py"
                 _open(c, i, uri=uri)
                 _check(c, i, _ask(c, i, uri=uri))
             return c
@@ -233,17 +233,19 @@ def test_one_model_for_five_sessions_and_status(tiny_model, tmp_path):
         print(f"daemon RSS: one session {one / 1024:.0f} MB, five sessions {five / 1024:.0f} MB")
         assert five <= 1.10 * one, (one, five)
         st, deadline = _status(sock, env), time.monotonic() + 30
-        while not any(s["workspace_lines"] for s in st["sessions"]) and time.monotonic() < deadline:
+        while sum(bool(s["workspace_lines"]) for s in st["sessions"]) < 2 and time.monotonic() < deadline:
             time.sleep(0.1)  # the folder is read on a thread of its own
             st = _status(sock, env)
         assert len(st["sessions"]) == 5 and all(s["documents"] == 3 for s in st["sessions"]), st["sessions"]
-        assert sorted(s["workspace_lines"] for s in st["sessions"]) == [0, 0, 0, 0, 21], st["sessions"]
+        assert sorted(s["workspace_lines"] for s in st["sessions"]) == [0, 0, 0, 21, 21], st["sessions"]
+        assert [(x["folder"], x["files"], x["lines"], x["sessions"]) for x in st["workspace_indexes"]] == [
+            (str(proj), 1, 21, 2)]
         assert st["model"]["name"] == "tiny" and st["model"]["threads"] == 1 and st["memory"]["rss_mb"] > 0
         assert st["queue"]["jobs_done"] > 0 and st["idle_exit_min"] == 0.05
         human = subprocess.run([sys.executable, "-m", "dgcomplete", "status", "--socket", str(sock)],
                                capture_output=True, text=True, env=env, timeout=60, cwd=ROOT)
         assert human.returncode == 0 and "sessions: 5" in human.stdout and "MB resident" in human.stdout
-        assert "21 workspace lines" in human.stdout
+        assert "21 workspace lines" in human.stdout and "held by 2 session(s)" in human.stdout
     finally:
         for c in clients:
             c.close()

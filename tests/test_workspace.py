@@ -9,6 +9,7 @@ import subprocess
 import time
 from pathlib import Path
 
+import attrs
 import pytest
 from lsprotocol import types as lsp
 
@@ -46,27 +47,33 @@ def test_folder_files_are_drafts_for_documents_in_that_folder_only(tmp_path):
 
 def test_an_open_document_hides_its_file_until_it_closes(tmp_path):
     """The file on disk may hold the very line being typed (the saved version): while its document is open,
-    only the document speaks for it; once closed, the file as saved does again."""
+    only the document speaks for it, for every document of the session; once closed, the file as saved does
+    again. The folder's index itself keeps the file: another session sharing it (a shared daemon) has it."""
     root = tmp_path / "proj"
     idx = ContextIndex()
     idx.set_roots([str(root)])
     a = root / "a.py"
-    idx.add_folder(str(root), "python", Folder([(str(a), OTHER, 0.0)]), 1000)
+    folder = Folder([(str(a), OTHER, 0.0), (str(root / "c.py"), "import os\nimport sys\n", 0.0)])
+    idx.add_folder(str(root), "python", folder, 1000)
     text = "def load(path):\n    data = read(path)\n    \n"
     off = text.index("    \n") + 4
-    idx.open(a.as_uri(), "python", text)
-    assert "rows = data.split_rows(';')" not in drafted(idx, a.as_uri(), text, off)
-    idx.put_file(str(a), OTHER)  # a re-read that raced the open is ignored while open
-    assert "rows = data.split_rows(';')" not in drafted(idx, a.as_uri(), text, off)
-    idx.close(a.as_uri())
-    idx.put_file(str(a), OTHER)  # the engine reads it again after the close
     b = (root / "b.py").as_uri()
-    idx.open(b, "python", text)
-    assert "rows = data.split_rows(';')" in drafted(idx, b, text, off)
-    # a folder read while the document was open leaves that file out when installed
+    idx.open(b, "python", "import os\n")
     idx.open(a.as_uri(), "python", text)
-    idx.add_folder(str(root), "python", Folder([(str(a), OTHER, 0.0)]), 1000)
-    assert idx.folders[(str(root), "python")].files == {}
+    assert "rows = data.split_rows(';')" not in drafted(idx, a.as_uri(), text, off)
+    assert "rows = data.split_rows(';')" not in drafted(idx, b, text, off)
+    assert drafted(idx, b, "import os\n", len("import os\n")) == ["import sys"]  # c.py still speaks
+    idx.put_file(str(a), OTHER + "more = 1\n")  # changed on disk while open: still hidden
+    assert "rows = data.split_rows(';')" not in drafted(idx, a.as_uri(), text, off)
+    # a second session on the same folder shares its index, and has not opened a.py
+    other = ContextIndex()
+    other.set_roots([str(root)])
+    other.add_folder(str(root), "python", folder, 1000)
+    other.open(b, "python", text)
+    assert "rows = data.split_rows(';')" in drafted(other, b, text, off)
+    idx.close(a.as_uri())
+    assert "rows = data.split_rows(';')" in drafted(idx, b, text, off)
+    assert str(a) in folder.files and folder.total == 9
 
 
 def test_changes_on_disk_and_the_line_budget(tmp_path):
@@ -106,11 +113,11 @@ def test_files_of_a_folder_nearest_first_within_the_budget(tmp_path):
         p.parent.mkdir(parents=True, exist_ok=True)
         p.write_bytes(b"\xe9t\xe9 = 1\n") if text is None else p.write_text(text)
     near = str(root / "pkg" / "sub" / "open.py")
-    got = folders.files_of(str(root), "python", near, 100, skip=frozenset({near}))
-    assert [Path(p).relative_to(root).as_posix() for p, _, _ in got] == ["pkg/sub/near.py", "pkg/mid.py",
-                                                                     "far/x/y/far.py"]
+    got = folders.files_of(str(root), "python", near, 100)
+    assert [Path(p).relative_to(root).as_posix() for p, _, _ in got] == ["pkg/sub/near.py", "pkg/sub/open.py",
+                                                                     "pkg/mid.py", "far/x/y/far.py"]
     # the budget stops the reading after the file that reaches it
-    assert len(folders.files_of(str(root), "python", near, 3, skip=frozenset({near}))) == 2  # 2 lines each
+    assert len(folders.files_of(str(root), "python", near, 3)) == 2  # 2 lines each
 
 
 def test_a_git_work_tree_is_listed_as_git_sees_it(tmp_path):
@@ -214,6 +221,7 @@ def test_changes_on_disk_are_found_without_a_file_watcher(tmp_path):
     root.mkdir()
     for name in ("a.py", "b.py", "c.py"):
         (root / name).write_text(f"{name[0]} = 1\n")
+        os.utime(root / name, ns=(0, 2 * 10**9))  # written long ago: not racy (see below)
     seen = set(folders.listed(str(root), "python"))
     known = {p: m for p, _, m in folders.files_of(str(root), "python", None, 3)}  # the budget left c.py out
     assert sorted(Path(p).name for p in known) == ["a.py", "b.py"]
@@ -226,6 +234,26 @@ def test_changes_on_disk_are_found_without_a_file_watcher(tmp_path):
     # no room left: a new file is not read, a changed one is
     assert [Path(p).name for p, t, _ in folders.changes(str(root), "python", known, seen, 0)[0]
             if t is not None] == ["a.py"]
+
+
+def test_a_file_read_right_after_a_write_is_read_again(tmp_path):
+    """A second write within the file system's time resolution keeps the modification time: a file modified
+    within RACY_S of its read counts as unknown, so the next look reads it again whatever its time says."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    a = root / "a.py"
+    a.write_text("a = 1\n")
+    (path, text, m), = folders.files_of(str(root), "python", None, 100)
+    assert text == "a = 1\n" and m == -1.0
+    stamp = os.stat(a).st_mtime_ns
+    a.write_text("a = 2\n")
+    os.utime(a, ns=(stamp, stamp))  # the same time as when it was read: only the racy mark finds the change
+    (_, text, _), = folders.changes(str(root), "python", {path: m}, {path}, 100)[0]
+    assert text == "a = 2\n"
+    settled = stamp - 10 * 10**9
+    os.utime(a, ns=(settled, settled))
+    assert folders.read(path) == ("a = 2\n", os.stat(a).st_mtime)  # long enough ago: its time is kept
+    assert folders.changes(str(root), "python", {path: os.stat(a).st_mtime}, {path}, 100)[0] == []
 
 
 def test_the_engine_looks_again_when_a_document_opens_later(tiny_mask_model, tmp_path, monkeypatch):
@@ -284,3 +312,60 @@ def test_related_languages_read_each_other(tmp_path):
     other = "file:///elsewhere/o.js"
     idx.open(other, "javascript", "const a = load(x);\nconst c = 2;\n")
     assert "const c = 2;" in [d.text for d in idx.drafts("file:///elsewhere/t.ts", "typescript", text, len(text))]
+
+
+def test_sessions_of_a_daemon_share_one_index_of_a_folder(tiny_mask_model, tmp_path, monkeypatch):
+    """Two sessions on one folder (two editor windows on one project): the folder is read once and indexed once,
+    while each session hides only the files it has open; a session with another line budget reads its own, and
+    the index goes with the last session holding it."""
+    import gc
+
+    from dgcomplete.engine import Engine
+    from dgcomplete.model import load_model
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "io.py").write_text(OTHER)
+    reads: list[str] = []
+    files_of = folders.files_of
+    monkeypatch.setattr(folders, "files_of", lambda root, *a, **k: reads.append(root) or files_of(root, *a, **k))
+    key = (str(root), "python")
+    text = "def load(path):\n    data = read(path)\n    \n"
+    off = text.index("    \n") + 4
+
+    async def settled(*engines: Engine) -> None:
+        for _ in range(200):
+            await asyncio.sleep(0.02)
+            if not any(e._scanning for e in engines):
+                return
+        raise AssertionError("still reading")
+
+    async def scenario() -> None:
+        base = Engine(load_model(tiny_mask_model), threads=1)
+        one, two, three = base.view(), base.view(), base.view()
+        for e in (one, two, three):
+            e.set_folders([str(root)])
+        one.open((root / "a.py").as_uri(), "x = 1\n", 1, "python")
+        two.open((root / "b.py").as_uri(), "y = 2\n", 1, "python")  # while the first read is in flight
+        await settled(one, two)
+        assert reads == [str(root)]
+        assert one.context.folders[key] is two.context.folders[key]
+        # one session opens io.py: hidden from it, not from the other
+        one.open((root / "io.py").as_uri(), text, 1, "python")
+        two.open((root / "c.py").as_uri(), text, 1, "python")
+        assert "rows = data.split_rows(';')" not in drafted(one.context, (root / "io.py").as_uri(), text, off)
+        assert "rows = data.split_rows(';')" in drafted(two.context, (root / "c.py").as_uri(), text, off)
+        # another budget: its own read
+        three.settings = attrs.evolve(three.settings, workspace_index_lines=7)
+        three.open((root / "d.py").as_uri(), "z = 3\n", 1, "python")
+        await settled(three)
+        assert reads == [str(root)] * 2 and three.context.folders[key] is not one.context.folders[key]
+        # the shared index lives as long as a session holds it
+        one.context.trim(0)
+        gc.collect()
+        assert (str(root), "python", 50_000) in base._store
+        two.context.trim(0)
+        gc.collect()
+        assert (str(root), "python", 50_000) not in base._store
+
+    asyncio.run(scenario())
