@@ -434,8 +434,7 @@ def _items_range(ls: DgServer, uri: str, text: str, comp: Completion, cand: str)
     return lsp.Range(start=ls.position(uri, start), end=ls.position(uri, end)), insert
 
 
-async def _complete(ls: DgServer, uri: str, pos: lsp.Position, *, n: int, single_line: bool = False,
-                    selected: lsp.SelectedCompletionInfo | None = None) -> tuple[Completion | None, str]:
+async def _complete(ls: DgServer, uri: str, pos: lsp.Position, *, n: int) -> tuple[Completion | None, str]:
     engine, reason = await ls.engine_or_reason()
     if engine is None:
         return None, reason
@@ -455,8 +454,7 @@ async def _complete(ls: DgServer, uri: str, pos: lsp.Position, *, n: int, single
     token = CancelToken()
     ls.inflight[uri] = token
     try:
-        comp = await engine.complete(uri, offset, n=n, cancel=token, single_line=single_line,
-                                     max_lines=ls.settings.max_lines)
+        comp = await engine.complete(uri, offset, n=n, cancel=token, max_lines=ls.settings.max_lines)
     except asyncio.CancelledError:
         token.cancel("cancelled")
         ls.stats.cancelled += 1
