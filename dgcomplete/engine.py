@@ -366,11 +366,16 @@ class Engine:
             self._reread(path, deleted)
 
     def _reread(self, path: str, deleted: bool = False) -> None:
-        """Read a file of an indexed folder again, on the files thread (a deleted one just leaves)."""
+        """Read a file of an indexed folder again, on the files thread (a deleted one just leaves). Not while it
+        is open here: its document speaks for it (each save would otherwise re-index it twice, in the folder and
+        in what drafts subtract); it is read when it closes. Another session sharing the folder reads it on its
+        own client's report, or at its next look (REFRESH_S)."""
         if self.context.folder_of(path) is None:
             return
         if deleted:
             self.context.put_file(path, None)
+            return
+        if path in self.context.paths.values():
             return
         try:
             fut = asyncio.get_running_loop().run_in_executor(self._files, folders.read, path)

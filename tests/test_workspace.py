@@ -355,6 +355,17 @@ def test_sessions_of_a_daemon_share_one_index_of_a_folder(tiny_mask_model, tmp_p
         two.open((root / "c.py").as_uri(), text, 1, "python")
         assert "rows = data.split_rows(';')" not in drafted(one.context, (root / "io.py").as_uri(), text, off)
         assert "rows = data.split_rows(';')" in drafted(two.context, (root / "c.py").as_uri(), text, off)
+        # saved while open in one: that session leaves it to its document; the other reads it again
+        (root / "io.py").write_text(OTHER.replace("split_rows(';')", "split_lines()"))
+        one.files_changed([(str(root / "io.py"), False)])
+        assert one._rereading == 0
+        two.files_changed([(str(root / "io.py"), False)])
+        for _ in range(200):
+            await asyncio.sleep(0.02)
+            if not two._rereading:
+                break
+        assert "rows = data.split_lines()" in drafted(two.context, (root / "c.py").as_uri(), text, off)
+        assert "rows = data.split_lines()" not in drafted(one.context, (root / "io.py").as_uri(), text, off)
         # another budget: its own read
         three.settings = attrs.evolve(three.settings, workspace_index_lines=7)
         three.open((root / "d.py").as_uri(), "z = 3\n", 1, "python")
