@@ -370,22 +370,25 @@ class Engine:
         is open here: its document speaks for it (each save would otherwise re-index it twice, in the folder and
         in what drafts subtract); it is read when it closes. Another session sharing the folder reads it on its
         own client's report, or at its next look (REFRESH_S)."""
-        if self.context.folder_of(path) is None:
+        folder = self.context.folder_of(path)
+        if folder is None:
             return
         if deleted:
             self.context.put_file(path, None)
             return
         if path in self.context.paths.values():
             return
+        # the same change reported to two sessions sharing the folder is read once (the time tells)
+        known = folder.mtimes.get(path)
         try:
-            fut = asyncio.get_running_loop().run_in_executor(self._files, folders.read, path)
+            fut = asyncio.get_running_loop().run_in_executor(self._files, folders.read_changed, path, known)
         except RuntimeError:
             return
         self._rereading += 1
 
         def done(f: asyncio.Future) -> None:
             self._rereading -= 1
-            if not f.cancelled() and f.exception() is None:
+            if not f.cancelled() and f.exception() is None and f.result() is not None:
                 self.context.put_file(path, *f.result())
 
         fut.add_done_callback(done)

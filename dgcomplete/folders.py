@@ -110,6 +110,13 @@ def read(path: str) -> tuple[str | None, float]:
     return text, (-1.0 if m >= 0 and time.time() - m < RACY_S else m)
 
 
+def read_changed(path: str, known: float | None) -> tuple[str | None, float] | None:
+    """:func:`read`, unless the file's modification time is still ``known`` (as read before, not racy): None."""
+    if known is not None and known >= 0 and _mtime(path) == known:
+        return None
+    return read(path)
+
+
 def listed(root: str, lang: str) -> list[str]:
     """The files of ``lang``'s family (:func:`kin`) under ``root`` (normalized paths), as git or the walk lists them."""
     names = _git_files(root)

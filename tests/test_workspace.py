@@ -366,6 +366,19 @@ def test_sessions_of_a_daemon_share_one_index_of_a_folder(tiny_mask_model, tmp_p
                 break
         assert "rows = data.split_lines()" in drafted(two.context, (root / "c.py").as_uri(), text, off)
         assert "rows = data.split_lines()" not in drafted(one.context, (root / "io.py").as_uri(), text, off)
+        # the same change reported again (a third session's watcher): its time is known, it is not read again
+        shared = two.context.folders[key]
+        stamp = os.stat(root / "io.py").st_mtime_ns - 10 * 10**9
+        os.utime(root / "io.py", ns=(stamp, stamp))  # settled: not racy
+        shared.mtimes[str(root / "io.py")] = os.stat(root / "io.py").st_mtime
+        lines = shared.files[str(root / "io.py")]
+        two.files_changed([(str(root / "io.py"), False)])
+        for _ in range(200):
+            await asyncio.sleep(0.02)
+            if not two._rereading:
+                break
+        assert shared.files[str(root / "io.py")] is lines
+        del shared, lines  # (the test's own references would keep the index alive below)
         # another budget: its own read
         three.settings = attrs.evolve(three.settings, workspace_index_lines=7)
         three.open((root / "d.py").as_uri(), "z = 3\n", 1, "python")
