@@ -315,9 +315,10 @@ def format_status(st: dict[str, Any]) -> str:
                      f"{s['documents']} docs, {s.get('workspace_lines', 0):,} workspace lines, "
                      f"{s['requests']} requests, {s['in_flight']} in flight, "
                      f"up {s['age_s']:.0f} s" + ("  (shut down)" if s["shut_down"] else ""))
-    indexes = st.get("workspace_indexes") or []
-    lines.append(f"workspace folder indexes: {len(indexes)}")
-    for x in indexes:
+    indexes = st.get("workspace_indexes")
+    if indexes is not None:  # (a daemon of an older version does not say)
+        lines.append(f"workspace folder indexes: {len(indexes)}")
+    for x in indexes or []:
         lines.append(f"  {x['folder']} ({x['language']}): {x['files']} files, {x['lines']:,} lines, "
                      f"held by {x['sessions']} session(s)")
     return "\n".join(lines)
