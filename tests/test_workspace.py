@@ -60,6 +60,9 @@ def test_an_open_document_hides_its_file_until_it_closes(tmp_path):
     b = (root / "b.py").as_uri()
     idx.open(b, "python", "import os\n")
     idx.open(a.as_uri(), "python", text)
+    hidden = idx._hidden[str(a)][1]  # built as it opens, not on the first keystroke; a re-open (a full sync)
+    idx.open(a.as_uri(), "python", text)  # keeps it
+    assert idx._hidden[str(a)][1] is hidden
     assert "rows = data.split_rows(';')" not in drafted(idx, a.as_uri(), text, off)
     assert "rows = data.split_rows(';')" not in drafted(idx, b, text, off)
     assert drafted(idx, b, "import os\n", len("import os\n")) == ["import sys"]  # c.py still speaks
