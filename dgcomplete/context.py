@@ -153,6 +153,11 @@ class _Maps:
             self._bump(self.pred, nxt, k, d)
             self._bump(self.shape_succ, shape(k), nxt, d)
 
+    def contribute_all(self, lines: list[str], d: int) -> None:
+        """Every line of ``lines`` (a whole document or file) counted ``d`` times."""
+        for i in range(len(lines)):
+            self.contribute(lines, i, d)
+
 
 class Folder:
     """The files of one language family under one workspace folder, as read from disk: one set of maps for all of
@@ -174,8 +179,7 @@ class Folder:
         self.mtimes.pop(path, None)
         old = self.files.pop(path, None)
         if old is not None:
-            for i in range(len(old)):
-                self.maps.contribute(old, i, -1)
+            self.maps.contribute_all(old, -1)
             self.total -= len(old)
         if text is None:
             return
@@ -184,8 +188,7 @@ class Folder:
             return
         self.files[path] = lines
         self.mtimes[path] = mtime
-        for i in range(len(lines)):
-            self.maps.contribute(lines, i, +1)
+        self.maps.contribute_all(lines, +1)
         self.total += len(lines)
 
 
@@ -267,8 +270,7 @@ class ContextIndex:
             have = self._hidden.get(path)
             if have is None or have[0] is not lines:  # first asked, or the file changed on disk since
                 maps = _Maps()
-                for i in range(len(lines)):
-                    maps.contribute(lines, i, +1)
+                maps.contribute_all(lines, +1)
                 have = self._hidden[path] = (lines, maps)
             out.append(have[1])
         return out
@@ -291,8 +293,7 @@ class ContextIndex:
             return
         doc = _Doc(lang, lines)
         self.docs[uri] = doc
-        for i in range(len(lines)):
-            doc.maps.contribute(lines, i, +1)
+        doc.maps.contribute_all(lines, +1)
         self.total += len(lines)
         while self.total > MAX_TOTAL_LINES and len(self.docs) > 1:
             old = next(iter(self.docs))
