@@ -163,14 +163,12 @@ def changes(root: str, lang: str, known: dict[str, float], seen: set[str],
     names = listed(root, lang)
     out: list[tuple[str, str | None, float]] = [(p, None, 0.0) for p in set(known) - set(names)]
     for p in names:
-        if p not in known and p in seen:  # left out by the budget when it was listed
+        if p not in known and (p in seen or room <= 0):  # left out by the budget when it was listed, or no room
             continue
-        m = _mtime(p)
-        if p in known and m == known[p]:
+        got = read_changed(p, known.get(p))
+        if got is None:
             continue
-        if p not in known and room <= 0:
-            continue
-        text, m = read(p)
+        text, m = got
         out.append((p, text, m))
         if p not in known and text is not None:
             room -= text.count("\n") + 1
