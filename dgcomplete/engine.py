@@ -132,6 +132,11 @@ class EditResult:
     version: int
 
 
+def _folder_row(root: str, lang: str, f: Folder) -> dict[str, Any]:
+    """One folder index as the stats and ``dgcomplete status`` list it."""
+    return {"folder": root, "language": lang, "files": len(f.files), "lines": f.total}
+
+
 class Engine:
     def __init__(
         self,
@@ -397,15 +402,14 @@ class Engine:
         """The workspace folder indexes in memory (one per folder, language family and line budget) and how many
         of ``views`` (a daemon's sessions) hold each, for ``dgcomplete status``."""
         held = [id(f) for v in views for f in v.context.folders.values()]
-        return [{"folder": r, "language": lg, "line_budget": b, "files": len(f.files), "lines": f.total,
-                 "sessions": held.count(id(f))} for (r, lg, b), f in sorted(self._store.items())]
+        return [{**_folder_row(r, lg, f), "line_budget": b, "sessions": held.count(id(f))}
+                for (r, lg, b), f in sorted(self._store.items())]
 
     def folder_stats(self) -> dict[str, Any]:
         """What the workspace index holds, for ``dgcomplete.stats``."""
         return {"folders": self.context.roots, "scanning": sorted(f"{r} ({lg})" for r, lg in self._scanning),
                 "rereading": self._rereading,
-                "indexed": [{"folder": r, "language": lg, "files": len(f.files), "lines": f.total}
-                            for (r, lg), f in self.context.folders.items()]}
+                "indexed": [_folder_row(r, lg, f) for (r, lg), f in self.context.folders.items()]}
 
     @staticmethod
     def _fit(s: Session) -> None:
