@@ -44,6 +44,9 @@ def _get(d: dict[str, Any], dotted: str) -> Any:
     return d
 
 
+CONTEXT_KEYS = ("n", "exact", "shown", "precision", "parse_rate", "length_ratio")  # kept of each bench.context run
+
+
 def _pick(d: dict[str, Any] | None, *keys: str) -> dict[str, Any]:
     return {k: (d or {}).get(k) for k in keys}
 
@@ -176,6 +179,7 @@ def flatten(results: dict[str, Any], args: argparse.Namespace, model: dict[str, 
     avd = par.get("ar_vs_diffusion") or {}
     pp = par.get("parallelism") or {}
     he1, hem = q.get("humaneval_single") or {}, q.get("humaneval_multi") or {}
+    ctx = results.get("context") or {}
 
     def lat_block(b: dict[str, Any] | None) -> dict[str, Any]:
         b = b or {}
@@ -226,13 +230,10 @@ def flatten(results: dict[str, Any], args: argparse.Namespace, model: dict[str, 
                    "after_1000": lat.get("rss_after_requests_mb") if (requests or 0) >= 1000 else None,
                    "peak": lat.get("rss_peak_mb")},
         "daemon_startup_s": lat.get("startup_s"),
-        "context": {k: ((results.get("context") or {}).get("all") or {}).get(k)
-                    for k in ("n", "exact", "shown", "precision", "parse_rate", "length_ratio", "latency_ms")},
-        "context_langs": {**{k: ((((results.get("context") or {}).get("langs") or {}).get("all")) or {}).get(k)
-                             for k in ("n", "exact", "shown", "precision", "parse_rate", "length_ratio")},
-                          "by_family": ((results.get("context") or {}).get("langs") or {}).get("by_family")},
-        **{f"context_{key}": {k: ((((results.get("context") or {}).get(key) or {}).get("all")) or {}).get(k)
-                              for k in ("n", "exact", "shown", "precision", "parse_rate", "length_ratio")}
+        "context": _pick(ctx.get("all") or {}, *CONTEXT_KEYS, "latency_ms"),
+        "context_langs": {**_pick((ctx.get("langs") or {}).get("all") or {}, *CONTEXT_KEYS),
+                          "by_family": (ctx.get("langs") or {}).get("by_family")},
+        **{f"context_{key}": _pick((ctx.get(key) or {}).get("all") or {}, *CONTEXT_KEYS)
            for key in ("workspace", "workspace_langs")},
         "humaneval_single_line_pass1": (he1.get("pass1") or {}).get("ours"),
         "humaneval_multi_line_pass1": (hem.get("pass1") or {}).get("ours"),
