@@ -2,9 +2,9 @@
 
 Kept apart from the handlers (:mod:`server`) so each repair is one readable piece with its own test
 (``tests/test_protocol.py``): strict JSON-RPC integers, an answer for every malformed request, salvaging the
-valid changes of a ``didChange``, LSP's exit code, notifications that leak no futures, notebook messages
-refused, frames over 64 MiB skipped without being read (stdio and sockets alike), and a workspace that neither
-reads unopened files from disk nor keeps a second copy of the engine's documents.
+valid changes of a ``didChange``, LSP's exit code, notifications that leak no futures, frames over 64 MiB
+skipped without being read (stdio and sockets alike), and a workspace that neither reads unopened files from
+disk nor keeps a second copy of the engine's documents.
 """
 
 from __future__ import annotations
@@ -173,9 +173,6 @@ class Protocol(LanguageServerProtocol):
             self.reply_error(msg_id, -32600, "message too large" if too_big else "invalid request: not JSON-RPC 2.0")
             return
         method = message.get("method")
-        if isinstance(method, str) and method.startswith("notebookDocument/"):
-            self._refuse_notebook(message)
-            return
         if method == STATUS_METHOD and "id" in message and self._server.status_provider is not None:
             self._server.probe = not self._initialize_seen  # a `dgcomplete status` connection, not a session
             self._send_response(message["id"], result=self._server.status_provider(self._server))
@@ -192,15 +189,6 @@ class Protocol(LanguageServerProtocol):
                 return
             self._initialize_seen = True
         super().handle_message(message)
-
-    def _refuse_notebook(self, message: dict[str, Any]) -> None:
-        """Notebooks are not advertised (no notebookDocumentSync): their cells were accepted but never updated."""
-        if "id" in message:
-            self.reply_error(message.get("id"), -32601, f"{message['method']}: notebooks are not supported")
-        elif not getattr(self, "_notebook_warned", False):
-            self._notebook_warned = True
-            log.warning("ignoring %s: notebooks are not supported (their cells get no completions)",
-                        message["method"])
 
 
 STATUS_METHOD = "dgcomplete/status"  # answered by a daemon on any connection, before initialize too

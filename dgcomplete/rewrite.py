@@ -36,7 +36,8 @@ from pygls.progress import Progress
 from pygls.protocol import LanguageServerProtocol
 
 from . import edit
-from .engine import EditOptions, Engine, EngineError, Session, StaleEdit
+from .engine import EditOptions, Engine, EngineError, StaleEdit
+from .notebooks import View
 from .types import CancelToken
 
 log = logging.getLogger("dgcomplete.rewrite")
@@ -66,6 +67,8 @@ class RewriteServer(Protocol):
     client_capabilities: lsp.ClientCapabilities
     work_done_progress: Progress
     workspace: Any  # pygls' Workspace (documents typed before the engine had them)
+
+    def view(self, uri: str) -> View: ...
 
     @property
     def protocol(self) -> LanguageServerProtocol: ...
@@ -251,20 +254,20 @@ def _watch_request(ls: RewriteServer, token: CancelToken) -> None:
 
 
 # ---- computing an edit -----------------------------------------------------------------------------------
-def _session(ls: RewriteServer, engine: Engine, uri: str) -> Session:
+def _view(ls: RewriteServer, uri: str) -> View:
+    """The document (or notebook cell) in the engine; InvalidParams if the client never opened it."""
     try:
-        return engine.session(uri)
-    except EngineError:  # opened while the model loaded: pygls' copy is the one we have
-        doc = ls.workspace.get_text_document(uri)
-        if doc is None or doc.source is None:
-            raise JsonRpcInvalidParams(f"unknown document {uri}") from None
-        return engine.open(uri, doc.source, doc.version or 0, doc.language_id)
+        return ls.view(uri)
+    except EngineError as e:
+        raise JsonRpcInvalidParams(str(e)) from None
 
 
-def _span(s: Session, kind: str, r: lsp.Range) -> tuple[int, int]:
-    start = s.doc.offset_at(r.start.line, r.start.character)
-    end = s.doc.offset_at(r.end.line, r.end.character)
-    return edit.target_span(s.doc.text, start, end, kind)
+def _offsets(v: View, r: lsp.Range) -> tuple[int, int]:
+    return v.offset(r.start.line, r.start.character), v.offset(r.end.line, r.end.character)
+
+
+def _span(v: View, kind: str, r: lsp.Range) -> tuple[int, int]:
+    return edit.target_span(v.session.doc.text, *_offsets(v, r), kind)
 
 
 def _options(ls: RewriteServer, target: Target) -> EditOptions:
@@ -273,22 +276,22 @@ def _options(ls: RewriteServer, target: Target) -> EditOptions:
                        rounds=rs.repair_rounds, hole_tokens=rs.hole_tokens)
 
 
-async def compute(ls: RewriteServer, target: Target, cancel: CancelToken) -> tuple[edit.Outcome, Session | None, int]:
-    """The target's edit from the engine: (outcome, session, version). Progress begins and always ends here."""
+async def compute(ls: RewriteServer, target: Target, cancel: CancelToken) -> tuple[edit.Outcome, View | None, int]:
+    """The target's edit from the engine: (outcome, view, version). Progress begins and always ends here."""
     engine, reason = await ls.engine_or_reason()
     if engine is None:
         return edit.Outcome(reason=reason), None, 0
-    s = _session(ls, engine, target.uri)
-    version = s.version if target.version is None else target.version
-    if s.version != version:
-        raise JsonRpcContentModified(f"{s.uri} changed (version {s.version}, the request was for {version})")
-    start = s.doc.offset_at(target.range.start.line, target.range.start.character)
-    end = s.doc.offset_at(target.range.end.line, target.range.end.character)
+    v = _view(ls, target.uri)
+    version = v.version if target.version is None else target.version
+    if v.version != version:
+        raise JsonRpcContentModified(f"{v.uri} changed (version {v.version}, the request was for {version})")
+    start, end = _offsets(v, target.range)
     progress = _Progress(ls, TITLES[target.kind], cancel)
     progress.start()
     end_msg = "done"
     try:
-        res = await engine.edit(target.kind, s.uri, start, end, version, cancel, progress.step, _options(ls, target))
+        res = await engine.edit(target.kind, v.session.uri, start, end, v.at, cancel, progress.step,
+                                _options(ls, target))
         end_msg = "done" if res.outcome.ok else "cancelled" if cancel.cancelled else res.outcome.reason or "no edit"
     except asyncio.CancelledError:
         end_msg = "cancelled"
@@ -306,22 +309,22 @@ async def compute(ls: RewriteServer, target: Target, cancel: CancelToken) -> tup
         raise
     finally:
         progress.end(end_msg)
-    return res.outcome, s, version
+    return res.outcome, v, version
 
 
-def workspace_edit(ls: RewriteServer, s: Session, version: int, edits: list[edit.Edit]) -> lsp.WorkspaceEdit:
+def workspace_edit(ls: RewriteServer, v: View, version: int, edits: list[edit.Edit]) -> lsp.WorkspaceEdit:
     """A versioned TextDocumentEdit (plain ``changes`` only for clients that declare no documentChanges)."""
     def pos(offset: int) -> lsp.Position:
-        line, col = s.doc.position_at(offset)
+        line, col = v.position(offset)
         return lsp.Position(line=line, character=col)
 
     text_edits = [lsp.TextEdit(range=lsp.Range(start=pos(e.start), end=pos(e.end)), new_text=e.text) for e in edits]
     caps = ls.client_capabilities
     we = caps.workspace.workspace_edit if caps and caps.workspace else None
     if we is not None and we.document_changes is False:
-        return lsp.WorkspaceEdit(changes={s.uri: list(text_edits)})
+        return lsp.WorkspaceEdit(changes={v.uri: list(text_edits)})
     return lsp.WorkspaceEdit(document_changes=[lsp.TextDocumentEdit(
-        text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=s.uri, version=version),
+        text_document=lsp.OptionalVersionedTextDocumentIdentifier(uri=v.uri, version=version),
         edits=list(text_edits))])
 
 
@@ -342,26 +345,27 @@ async def code_actions(ls: RewriteServer, params: lsp.CodeActionParams) -> list[
     if engine is None or engine.local is None:
         return None
     try:
-        s = _session(ls, engine, params.text_document.uri)
+        v = _view(ls, params.text_document.uri)
     except JsonRpcInvalidParams:
         return None
+    s = v.session
     only = [str(k) for k in params.context.only] if params.context.only else None
-    start, end = _span(s, "rewrite", params.range)
+    start, end = _span(v, "rewrite", params.range)
     text = s.doc.text
     lazy = _resolve_supported(ls)
     actions: list[lsp.CodeAction] = []
 
     def add(kind: str, title: str, seed: int = 0, diagnostics: list[lsp.Diagnostic] | None = None) -> None:
-        data = Target(s.uri, params.range, s.version, kind, seed).data()
+        data = Target(v.uri, params.range, v.version, kind, seed).data()
         actions.append(lsp.CodeAction(
             title=f"dgcomplete: {title}", kind=KINDS[kind], data=data, diagnostics=diagnostics,
             command=None if lazy else lsp.Command(title=title, command=COMMANDS[kind], arguments=[data])))
 
     if _wants(only, KINDS["rewrite"]) and end > start and text[start:end].strip():
         n = max(1, min(3, ls.settings.rewrite_variants))
-        for v in range(n):
-            add("rewrite", TITLES["rewrite"] + (f" (variant {v + 1})" if n > 1 else ""), seed=v)
-    lo, hi = _span(s, "repair", params.range)
+        for k in range(n):
+            add("rewrite", TITLES["rewrite"] + (f" (variant {k + 1})" if n > 1 else ""), seed=k)
+    lo, hi = _span(v, "repair", params.range)
     if _wants(only, KINDS["repair"]) and edit.errors_in_range(edit.error_nodes(text, s.lang, s.doc.tree, s.doc.index()), lo, hi):
         add("repair", TITLES["repair"], diagnostics=list(params.context.diagnostics) or None)
     if _wants(only, KINDS["fill"]) and edit.find_holes(text, lo, hi):
@@ -374,9 +378,9 @@ async def resolve_action(ls: RewriteServer, action: lsp.CodeAction) -> lsp.CodeA
     if not isinstance(action.data, dict) or action.data.get("kind") not in COMMANDS:
         return action
     target = parse_target(action.data)
-    outcome, s, version = await compute(ls, target, CancelToken())
-    if outcome.ok and s is not None:
-        action.edit = workspace_edit(ls, s, version, outcome.edits)
+    outcome, v, version = await compute(ls, target, CancelToken())
+    if outcome.ok and v is not None:
+        action.edit = workspace_edit(ls, v, version, outcome.edits)
     else:
         log.info("%s: no edit (%s)", TITLES[target.kind], outcome.reason)
         ls.window_show_message(lsp.ShowMessageParams(lsp.MessageType.Info,
@@ -391,19 +395,20 @@ async def run_command(ls: RewriteServer, kind: str, args: tuple[Any, ...]) -> di
     target = parse_target(args[0], kind)
     cancel = CancelToken()
     _watch_request(ls, cancel)
-    outcome, s, version = await compute(ls, target, cancel)
+    outcome, v, version = await compute(ls, target, cancel)
 
     def nothing(reason: str) -> dict[str, Any]:
         return {"applied": False, "newText": "", "reason": reason, "stats": outcome.stats}
 
-    if not outcome.ok or s is None:
+    if not outcome.ok or v is None:
         return nothing(outcome.reason)
     if cancel.cancelled:
         return nothing(cancel.reason or "cancelled")
-    if s.version != version:
-        raise JsonRpcContentModified(f"{s.uri} changed (version {s.version}, the request was for {version})")
+    if v.stale:
+        raise JsonRpcContentModified(f"{v.uri} changed while the edit was computed (the request was for version "
+                                     f"{version})")
     reply = await ask_client(ls, lsp.WORKSPACE_APPLY_EDIT, lsp.ApplyWorkspaceEditParams(
-        edit=workspace_edit(ls, s, version, outcome.edits), label=f"dgcomplete: {TITLES[kind]}"), CLIENT_TIMEOUT_S)
+        edit=workspace_edit(ls, v, version, outcome.edits), label=f"dgcomplete: {TITLES[kind]}"), CLIENT_TIMEOUT_S)
     res = reply.result
     if reply.error:
         return nothing(reply.error)

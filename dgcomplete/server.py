@@ -14,6 +14,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable
 from typing import Any
+from urllib.parse import unquote
 
 from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
@@ -22,6 +23,7 @@ from pygls.lsp.server import LanguageServer
 from . import __version__
 from .engine import Completion, Engine, EngineError
 from .folders import WATCHED_EXTENSIONS, uri_to_path
+from .notebooks import Cell, View, changed_span, layouts
 from .protocol import BoundedInput, OpenDocuments, Protocol, strict_converter
 from .settings import RESTART, Settings
 from .types import CancelToken
@@ -69,7 +71,9 @@ class DgServer(LanguageServer):
     def __init__(self, model_path: str | None = None, *, threads: int | None = None, remote: Any = None,
                  shared: Any = None) -> None:
         super().__init__("dgcomplete", __version__, protocol_cls=Protocol, converter_factory=strict_converter,
-                         text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental)
+                         text_document_sync_kind=lsp.TextDocumentSyncKind.Incremental,
+                         notebook_document_sync=lsp.NotebookDocumentSyncOptions(
+                             notebook_selector=[lsp.NotebookDocumentFilterWithNotebook(notebook="*")]))
         self.shared = shared  # daemon.SharedModel, or None
         self.exit_code = 0
         self.end_connection: Callable[[], None] | None = None  # set by the daemon for each connection
@@ -85,7 +89,10 @@ class DgServer(LanguageServer):
         self.load_error: str | None = None
         self.inline_client = False
         self.fatal_shown = False
-        self.inflight: dict[str, CancelToken] = {}
+        # notebooks: each code cell (URI as pygls keys it) -> (its layout's engine key, first line, line count);
+        # each notebook -> the engine keys of its layouts (notebooks.py)
+        self.cells: dict[str, tuple[str, int, int]] = {}
+        self.notebook_keys: dict[str, set[str]] = {}
 
     def report_server_error(self, error: Exception, source: Any) -> None:
         # out-of-band errors (malformed messages) are logged, not shown: a fuzzing client must not spam the UI
@@ -267,15 +274,64 @@ class DgServer(LanguageServer):
             return None, self.load_error or "model not loaded"
         return self.engine, ""
 
-    # ---- positions ---------------------------------------------------------------------------------------
-    def offset(self, uri: str, pos: lsp.Position) -> int:
-        assert self.engine is not None
-        return self.engine.session(uri).doc.offset_at(pos.line, pos.character)
+    # ---- documents and notebook cells ----------------------------------------------------------------------
+    def view(self, uri: str) -> View:
+        """The client's document ``uri`` in the engine: its own session, or a code cell's place in its notebook's
+        layout. A document opened while the model loaded is opened from pygls' copy. EngineError if unknown."""
+        engine = self.engine
+        assert engine is not None
+        key = unquote(uri)
+        cell = self.cells.get(key)
+        if cell is not None:
+            doc = self.workspace.get_text_document(uri)
+            return View(uri, (doc.version if doc is not None else None) or 0, engine.session(cell[0]), cell[1], cell[2])
+        if self.workspace.get_notebook_document(cell_uri=uri) is not None:
+            raise EngineError(f"{uri} is not a code cell of a language dgcomplete completes")
+        try:
+            s = engine.session(uri)
+        except EngineError:
+            doc = self.workspace.get_text_document(uri)
+            if doc is None or doc.source is None:
+                raise
+            s = engine.open(uri, doc.source, doc.version or 0, doc.language_id)
+        return View(uri, s.version, s)
 
-    def position(self, uri: str, offset: int) -> lsp.Position:
-        assert self.engine is not None
-        line, col = self.engine.session(uri).doc.position_at(offset)
-        return lsp.Position(line=line, character=col)
+    def sync_notebook(self, uri: str) -> None:
+        """Bring the engine's layouts of notebook ``uri`` (one document per language of its code cells) to
+        pygls' copy of its cells: a layout that changed gets the one change that makes it new, so the parse,
+        the retrieval index and the encoded prefix are updated as for a keystroke in a file."""
+        engine = self.engine
+        nb = self.workspace.get_notebook_document(notebook_uri=uri)
+        if engine is None or nb is None:
+            return
+        cells = []
+        for c in nb.cells:
+            doc = self.workspace.get_text_document(c.document)
+            if doc is not None and doc.source is not None:
+                cells.append(Cell(unquote(c.document), doc.language_id, doc.source, c.kind == lsp.NotebookCellKind.Code))
+        lays = layouts(unquote(uri), cells)
+        keys = {lay.key for lay in lays.values()}
+        self.close_notebook(uri, keep=keys)
+        for lay in lays.values():
+            s = engine.sessions.get(lay.key)
+            if s is None:
+                engine.open(lay.key, lay.text, 1, lay.language_id)
+            else:
+                a, b, new = changed_span(s.doc.text, lay.text)
+                if b > a or new:
+                    engine.change(lay.key, s.version + 1, [((*s.doc.position_at(a), *s.doc.position_at(b)), new)])
+            self.cells.update({c: (lay.key, line, n) for c, (line, n) in lay.cells.items()})
+        self.notebook_keys[unquote(uri)] = keys
+
+    def close_notebook(self, uri: str, keep: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+        """Forget notebook ``uri``'s cells, and close its layouts but those in ``keep``."""
+        keys = self.notebook_keys.pop(unquote(uri), set())
+        for c in [c for c, (k, _, _) in self.cells.items() if k in keys]:
+            del self.cells[c]
+        if self.engine is not None:
+            for k in keys - keep:
+                if k in self.engine.sessions:
+                    self.engine.close(k)
 
 
 def describe_threads(info: dict[str, Any]) -> str:
@@ -365,6 +421,25 @@ def make_server(model_path: str | None = None, *, threads: int | None = None, re
         if ls.engine is not None:
             ls.engine.close(params.text_document.uri)
 
+    # notebooks: pygls keeps the cells (its handler runs first); the engine gets one document per language
+    @ls.feature(lsp.NOTEBOOK_DOCUMENT_DID_OPEN)
+    def notebook_did_open(ls: DgServer, params: lsp.DidOpenNotebookDocumentParams) -> None:
+        uri = params.notebook_document.uri
+        if ls.engine is not None:
+            ls.sync_notebook(uri)
+        elif ls.ready is not None and not ls.ready.is_set():
+            fut = asyncio.ensure_future(_sync_when_ready(ls, uri))
+            ls._opening.add(fut)
+            fut.add_done_callback(ls._opening.discard)
+
+    @ls.feature(lsp.NOTEBOOK_DOCUMENT_DID_CHANGE)
+    def notebook_did_change(ls: DgServer, params: lsp.DidChangeNotebookDocumentParams) -> None:
+        ls.sync_notebook(params.notebook_document.uri)
+
+    @ls.feature(lsp.NOTEBOOK_DOCUMENT_DID_CLOSE)
+    def notebook_did_close(ls: DgServer, params: lsp.DidCloseNotebookDocumentParams) -> None:
+        ls.close_notebook(params.notebook_document.uri)
+
     @ls.feature(lsp.TEXT_DOCUMENT_INLINE_COMPLETION, lsp.InlineCompletionOptions())
     async def inline_completion(ls: DgServer, params: lsp.InlineCompletionParams) -> lsp.InlineCompletionList | None:
         return await ls_inline(ls, params)
@@ -410,6 +485,13 @@ def make_server(model_path: str | None = None, *, threads: int | None = None, re
     return ls
 
 
+async def _sync_when_ready(ls: DgServer, uri: str) -> None:
+    assert ls.ready is not None
+    await ls.ready.wait()
+    if unquote(uri) not in ls.notebook_keys:  # a didChange may have synced it already
+        ls.sync_notebook(uri)
+
+
 async def _open_when_ready(ls: DgServer, uri: str) -> None:
     assert ls.ready is not None
     await ls.ready.wait()
@@ -417,8 +499,14 @@ async def _open_when_ready(ls: DgServer, uri: str) -> None:
         ls.open_from_workspace(uri)
 
 
-def _items_range(ls: DgServer, uri: str, text: str, comp: Completion, cand: str) -> tuple[lsp.Range, str]:
+def _position(v: View, offset: int) -> lsp.Position:
+    line, col = v.position(offset)
+    return lsp.Position(line=line, character=col)
+
+
+def _items_range(v: View, comp: Completion, cand: str) -> tuple[lsp.Range, str]:
     """A same-line range from the typed word's start to the cursor, extended over auto-inserted closers."""
+    text = v.session.doc.text
     start, offset = comp.start, comp.offset
     line_end = text.find("\n", offset)
     rest = text[offset : len(text) if line_end == -1 else line_end]
@@ -431,40 +519,35 @@ def _items_range(ls: DgServer, uri: str, text: str, comp: Completion, cand: str)
         # the editor auto-inserted these: replace them when the suggestion ends with them
         if first_line.rstrip().endswith(closers):
             end = offset + len(rest.rstrip())
-    return lsp.Range(start=ls.position(uri, start), end=ls.position(uri, end)), insert
+    return lsp.Range(start=_position(v, start), end=_position(v, end)), insert
 
 
-async def _complete(ls: DgServer, uri: str, pos: lsp.Position, *, n: int) -> tuple[Completion | None, str]:
+async def _complete(ls: DgServer, uri: str, pos: lsp.Position, *,
+                    n: int) -> tuple[Completion | None, str, View | None]:
     engine, reason = await ls.engine_or_reason()
     if engine is None:
-        return None, reason
-    try:
-        session = engine.session(uri)
-    except EngineError:
-        doc = ls.workspace.get_text_document(uri)
-        if doc is None or doc.source is None:
-            raise
-        session = engine.open(uri, doc.source, doc.version or 0, doc.language_id)
+        return None, reason, None
+    if unquote(uri) not in ls.cells and ls.workspace.get_notebook_document(cell_uri=uri) is not None:
+        return None, "not a code cell of a language dgcomplete completes", None
+    v = ls.view(uri)
     if pos.line < 0 or pos.character < 0:
         raise EngineError(f"invalid position {pos.line}:{pos.character}")
-    if pos.line >= session.doc.line_count:
-        raise EngineError(f"position {pos.line}:{pos.character} is past the end of {uri} "
-                          f"({session.doc.line_count} lines)")
-    offset = ls.offset(uri, pos)
+    if pos.line >= v.line_count:
+        raise EngineError(f"position {pos.line}:{pos.character} is past the end of {uri} ({v.line_count} lines)")
+    offset = v.offset(pos.line, pos.character)
     token = CancelToken()
-    ls.inflight[uri] = token
     try:
-        comp = await engine.complete(uri, offset, n=n, cancel=token, max_lines=ls.settings.max_lines)
+        comp = await engine.complete(v.session.uri, offset, n=n, cancel=token, max_lines=ls.settings.max_lines)
     except asyncio.CancelledError:
         token.cancel("cancelled")
         ls.stats.cancelled += 1
         raise
     except EngineError as e:  # the request was fine; the backend failed (remote down, no model)
         raise RequestFailed(str(e)) from e
-    if comp.items and session.version != comp.version:
+    if comp.items and v.session.version != comp.version:
         ls.stats.stale += 1
-        return None, "stale"
-    return comp, comp.reason
+        return None, "stale", v
+    return comp, comp.reason, v
 
 
 async def ls_inline(ls: DgServer, params: lsp.InlineCompletionParams) -> lsp.InlineCompletionList | None:
@@ -473,7 +556,7 @@ async def ls_inline(ls: DgServer, params: lsp.InlineCompletionParams) -> lsp.Inl
     uri = params.text_document.uri
     invoked = params.context.trigger_kind == lsp.InlineCompletionTriggerKind.Invoked
     try:
-        comp, reason = await _complete(ls, uri, params.position, n=3 if invoked else 1)
+        comp, reason, v = await _complete(ls, uri, params.position, n=3 if invoked else 1)
     except EngineError as e:
         raise JsonRpcInvalidParams(str(e)) from e
     elapsed = (time.perf_counter() - t0) * 1e3
@@ -483,14 +566,15 @@ async def ls_inline(ls: DgServer, params: lsp.InlineCompletionParams) -> lsp.Inl
         ls.stats.last = {"reason": reason, "ms": round(elapsed, 1), **(comp.stats if comp else {})}
         log.info("no inline completion for %s: %s", uri, reason)
         return lsp.InlineCompletionList(items=[])
-    text = ls.engine.session(uri).doc.text  # type: ignore[union-attr]
+    assert v is not None
+    text = v.session.doc.text
     sel = params.context.selected_completion_info
     items = []
     for cand in comp.items[: 3 if invoked else 1]:
-        rng, insert = _items_range(ls, uri, text, comp, cand.text)
+        rng, insert = _items_range(v, comp, cand.text)
         if sel is not None:
             # the item must extend the selected completion and use its range
-            typed = text[ls.offset(uri, sel.range.start) : comp.offset]
+            typed = text[v.offset(sel.range.start.line, sel.range.start.character) : comp.offset]
             if not (typed + cand.text).startswith(sel.text):
                 continue
             rng, insert = sel.range, typed + cand.text
@@ -506,14 +590,13 @@ async def ls_inline(ls: DgServer, params: lsp.InlineCompletionParams) -> lsp.Inl
 async def ls_completion(ls: DgServer, params: lsp.CompletionParams) -> lsp.CompletionList | None:
     uri = params.text_document.uri
     try:
-        comp, _ = await _complete(ls, uri, params.position, n=1)
+        comp, _, v = await _complete(ls, uri, params.position, n=1)
     except EngineError as e:
         raise JsonRpcInvalidParams(str(e)) from e
-    if comp is None or not comp.items:
+    if comp is None or not comp.items or v is None:
         return lsp.CompletionList(is_incomplete=True, items=[])
-    text = ls.engine.session(uri).doc.text  # type: ignore[union-attr]
     cand = comp.items[0]
-    rng, insert = _items_range(ls, uri, text, comp, cand.text)
+    rng, insert = _items_range(v, comp, cand.text)
     first = insert.split("\n", 1)[0].strip()
     label = f"✦ {first[:60]}" + (" …" if "\n" in insert.strip() else "")
     return lsp.CompletionList(is_incomplete=True, items=[lsp.CompletionItem(

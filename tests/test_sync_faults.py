@@ -1,5 +1,5 @@
 """Document-sync and small protocol faults (issue 18), each against the real daemon over stdio: open/close order
-during the model load, a didChange with one invalid change, the size cap before parsing, notebooks, numbers of
+during the model load, a didChange with one invalid change, the size cap before parsing, numbers of
 the wrong JSON type, and LSP's exit code."""
 
 from __future__ import annotations
@@ -87,18 +87,6 @@ def test_a_huge_seed_is_invalid_params(stdio):
                                                                "end": {"line": 1, "character": 12}}}]}, 60)
         assert r is not None and r["error"]["code"] == -32602 and "seed" in r["error"]["message"], r
     assert stdio.alive()
-
-
-def test_notebooks_are_not_advertised_and_refused_cleanly(stdio):
-    assert stdio.init_result["capabilities"].get("notebookDocumentSync") is None
-    cell = "vscode-notebook-cell:/nb.ipynb#c0"
-    stdio.notify("notebookDocument/didOpen", {
-        "notebookDocument": {"uri": "file:///nb.ipynb", "notebookType": "jupyter-notebook", "version": 1,
-                             "cells": [{"kind": 2, "document": cell}]},
-        "cellTextDocuments": [{"uri": cell, "languageId": "python", "version": 1, "text": "x = 1\n"}]})
-    assert "unknown document" in _lines(stdio, cell)  # not half-tracked (accepted, then never updated)
-    assert "notebooks are not supported" in stdio.log.read_text()
-    assert stdio.ping() is not None
 
 
 def test_big_incremental_insert_is_capped_before_it_is_parsed(monkeypatch):

@@ -291,7 +291,9 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
   // no `transport`: TransportKind.stdio would append --stdio, which `dgcomplete serve` does not take
   const serverOptions: ServerOptions = { command, args, options: { env: process.env } };
   const clientOptions: LanguageClientOptions = {
-    documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
+    // notebook cells (Jupyter): the server syncs whole notebooks (notebookDocumentSync) and completes a cell with
+    // the notebook's other code cells in view
+    documentSelector: [{ scheme: "file" }, { scheme: "untitled" }, { notebook: "*" }],
     initializationOptions: { dgcomplete: serverSettings() },
     outputChannel: output,
     traceOutputChannel: output,

@@ -1,0 +1,165 @@
+// End-to-end test of completions in a Jupyter notebook, in a real VS Code (code-server, its built-in .ipynb
+// support, no kernel) driven by a real Chromium.
+//
+//   CODE_SERVER=... VSIX=... CHROMIUM=/usr/bin/chromium DG_PYTHON=.venv/bin/python DG_MODEL=<dir or empty> \
+//     node editors/vscode/test/notebook.mjs
+//
+// Opens analysis.ipynb (a code cell, a Markdown cell, an empty code cell), types the start of a line in the last
+// cell and asserts that the ghost text completes it with a line only the first cell holds: the language client
+// syncs the notebook (notebookDocumentSync) and the server completes a cell with the cells above it in view.
+// The server is asked for retrieved lines only, shown without the gate, so the ghost text does not depend on
+// the model. Tab accepts; the saved notebook's last cell must hold exactly that line, the other cells unchanged.
+// Screenshot: .test-artifacts/vscode-notebook.png
+import fs from "node:fs";
+import path from "node:path";
+import { chromium } from "playwright-core";
+
+import { ART, BASE_SETTINGS, CHROMIUM, CHROMIUM_ARGS, CODE_SERVER, env, freshRun, installVsix, MODEL, PYTHON, root, sleep,
+  startCodeServer, stopCodeServer, VSIX, waitHttp, writeUserSettings } from "./util.mjs";
+
+const WORK = path.join(ART, "vscode-notebook");
+const SHOT = path.join(ART, "vscode-notebook.png");
+const TIMEOUT_MS = Number(env("DG_E2E_TIMEOUT_MS", "420000"));
+const LINE = "summary = frame.describe(include='all')";
+
+const log = (...a) => console.error("[vscode-notebook]", ...a);
+const checks = [];
+function check(name, cond, detail) {
+  checks.push({ name, ok: !!cond, detail });
+  log(`${cond ? "PASS" : "FAIL"} ${name}${detail !== undefined ? `: ${JSON.stringify(detail)}` : ""}`);
+  if (!cond) throw new Error(`check failed: ${name}`);
+}
+
+const code = (lines) => ({ cell_type: "code", execution_count: null, metadata: {}, outputs: [], source: lines });
+const NOTEBOOK = {
+  cells: [
+    code(["import pandas as pd\n", "frame = pd.read_csv('data.csv')\n", LINE]),
+    { cell_type: "markdown", metadata: {}, source: ["# Notes"] },
+    code([]),
+  ],
+  metadata: { kernelspec: { display_name: "Python 3", language: "python", name: "python3" },
+    language_info: { name: "python" } },
+  nbformat: 4,
+  nbformat_minor: 5,
+};
+
+async function main() {
+  for (const [what, p] of [["code-server", CODE_SERVER], ["vsix", VSIX], ["chromium", CHROMIUM], ["python", PYTHON]]) {
+    if (!fs.existsSync(p)) throw new Error(`${what} not found at ${p} (run make -C editors setup vsix)`);
+  }
+  const dirs = freshRun(WORK, root);
+  const { profile, ws } = dirs;
+  writeUserSettings(dirs, {
+    ...BASE_SETTINGS,
+    "editor.autoClosingBrackets": "never",
+    "editor.autoClosingQuotes": "never",
+    "notebook.lineNumbers": "on",
+    "dgcomplete.command": [PYTHON, "-m", "dgcomplete", "serve", "--log-file", path.join(WORK, "daemon.log")],
+    "dgcomplete.modelPath": MODEL,
+    "dgcomplete.serverSettings": { contextSources: ["document"], minConfidence: 0 },
+  });
+  const file = path.join(ws, "analysis.ipynb");
+  fs.writeFileSync(file, JSON.stringify(NOTEBOOK, null, 1));
+
+  const inst = installVsix(CODE_SERVER, VSIX, dirs);
+  check("vsix installed", /successfully installed/i.test(inst), inst.trim().split("\n").pop());
+  const { cs, port } = await startCodeServer(CODE_SERVER, WORK, dirs);
+  let browser;
+  try {
+    check("code-server listening", await waitHttp(`http://127.0.0.1:${port}/healthz`, 60000), port);
+    browser = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM, headless: true, viewport: { width: 1100, height: 620 }, deviceScaleFactor: 1,
+      args: CHROMIUM_ARGS,
+    });
+    const page = browser.pages()[0] ?? (await browser.newPage());
+    page.setDefaultTimeout(60000);
+    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
+    await page.waitForSelector(".monaco-workbench", { timeout: 90000 });
+    await sleep(1500);
+
+    // open the notebook through Quick Open: VS Code's notebook editor, one editor per cell
+    await page.keyboard.press("Control+P");
+    await page.waitForSelector(".quick-input-widget input", { state: "visible" });
+    await page.keyboard.type("analysis.ipynb", { delay: 20 });
+    await page.waitForSelector(".quick-input-list .monaco-list-row:has-text('analysis.ipynb')");
+    await sleep(300);
+    await page.keyboard.press("Enter");
+    const cells = page.locator(".notebook-editor .cell-editor-container .monaco-editor");
+    const opened = await page.waitForFunction(() => document.querySelectorAll(
+      ".notebook-editor .cell-editor-container .monaco-editor").length >= 2, null, { timeout: 60000 }).catch(() => null);
+    check("notebook open with its code cells", !!opened, await cells.count());
+
+    // the extension starts on the cells' language; its status bar item says when the model is ready
+    const ready = await page.waitForFunction(() => {
+      const item = [...document.querySelectorAll(".statusbar-item")]
+        .find((e) => /dgcomplete|dg \d+ ms/.test(e.textContent || ""));
+      return !!item && !!item.querySelector(".codicon-sparkle");
+    }, null, { timeout: 180000 }).catch(() => null);
+    check("status bar shows ready", !!ready);
+
+    // type the start of the line in the last (empty) code cell
+    const last = cells.last();
+    await last.click();
+    await sleep(500);
+    const ghostSel = ".monaco-editor .ghost-text-decoration, .monaco-editor .ghost-text-decoration-preview";
+    await page.keyboard.type("summ", { delay: 60 });
+    let ghost = await page.waitForSelector(ghostSel, { timeout: 30000 }).catch(() => null);
+    if (!ghost) {
+      log("no ghost text after typing; triggering explicitly");
+      await page.keyboard.press("Alt+Backslash");
+      ghost = await page.waitForSelector(ghostSel, { timeout: 15000 }).catch(() => null);
+    }
+    check("ghost text appears in the cell", !!ghost);
+    await sleep(400);
+    const ghostText = await page.evaluate((sel) => [...document.querySelectorAll(sel)].map((e) => e.textContent)
+      .join("").replace(/\u00a0/g, " "), ghostSel);
+    check("the ghost text is the line from the first cell", "summ" + ghostText === LINE, ghostText);
+    await page.screenshot({ path: SHOT });
+    log("screenshot", path.relative(root, SHOT));
+
+    // Tab accepts into that cell; saved, the notebook's cells hold exactly what was there plus the line
+    await page.keyboard.press("Tab");
+    await sleep(300);
+    await page.keyboard.press("Control+S");
+    let saved = null;
+    const t0 = Date.now();
+    while (Date.now() - t0 < 15000) {
+      try {
+        const nb = JSON.parse(fs.readFileSync(file, "utf8"));
+        if (nb.cells[2].source.join("") !== "") {
+          saved = nb;
+          break;
+        }
+      } catch { /* being written */ }
+      await sleep(200);
+    }
+    const sources = saved ? saved.cells.map((c) => (Array.isArray(c.source) ? c.source.join("") : c.source)) : null;
+    check("Tab inserts the line into the last cell only", sources && sources[2] === LINE &&
+      sources[0] === NOTEBOOK.cells[0].source.join("") && sources[1] === "# Notes", sources);
+  } finally {
+    await browser?.close().catch(() => undefined);
+    stopCodeServer(cs);
+    fs.writeFileSync(path.join(WORK, "result.json"), JSON.stringify({ checks }, null, 1));
+  }
+}
+
+const timer = setTimeout(() => {
+  log(`FAILED: timeout after ${TIMEOUT_MS} ms`);
+  process.exit(1);
+}, TIMEOUT_MS);
+main().then(
+  () => {
+    clearTimeout(timer);
+    log(`ALL PASSED (${checks.length} checks)`);
+    process.exit(0);
+  },
+  (e) => {
+    clearTimeout(timer);
+    log(`FAILED: ${e.message}`);
+    for (const f of ["daemon.log", "code-server.log"]) {
+      const p = path.join(WORK, f);
+      if (fs.existsSync(p)) log(`--- ${f} (tail)\n` + fs.readFileSync(p, "utf8").split("\n").slice(-15).join("\n"));
+    }
+    process.exit(1);
+  },
+);
