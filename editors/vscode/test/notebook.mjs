@@ -7,9 +7,12 @@
 // Opens analysis.ipynb (a code cell, a Markdown cell, an empty code cell), types the start of a line in the last
 // cell and asserts that the ghost text completes it with a line only the first cell holds: the language client
 // syncs the notebook (notebookDocumentSync) and the server completes a cell with the cells above it in view.
-// The server is asked for retrieved lines only, shown without the gate, so the ghost text does not depend on
-// the model. Tab accepts; the saved notebook's last cell must hold exactly that line, the other cells unchanged.
-// Screenshot: .test-artifacts/vscode-notebook.png
+// With a test model (DG_MODEL set, as make's test-vscode does) the server is asked for retrieved lines only,
+// shown without the gate, so the ghost text does not depend on the model; with the embedded model (DG_MODEL=
+// empty, make's screenshot) every setting is the default. Tab accepts; the saved notebook's last cell must hold
+// exactly that line, the other cells unchanged.
+// Screenshot: .test-artifacts/vscode-notebook.png (UPDATE_SCREENSHOT=1 with the embedded model also copies it to
+// editors/vscode/notebook.png, the README's picture)
 import fs from "node:fs";
 import path from "node:path";
 import { chromium } from "playwright-core";
@@ -21,6 +24,7 @@ const WORK = path.join(ART, "vscode-notebook");
 const SHOT = path.join(ART, "vscode-notebook.png");
 const TIMEOUT_MS = Number(env("DG_E2E_TIMEOUT_MS", "420000"));
 const LINE = "summary = frame.describe(include='all')";
+const SHIPPED = MODEL === ""; // the embedded model, default settings
 
 const log = (...a) => console.error("[vscode-notebook]", ...a);
 const checks = [];
@@ -56,7 +60,7 @@ async function main() {
     "notebook.lineNumbers": "on",
     "dgcomplete.command": [PYTHON, "-m", "dgcomplete", "serve", "--log-file", path.join(WORK, "daemon.log")],
     "dgcomplete.modelPath": MODEL,
-    "dgcomplete.serverSettings": { contextSources: ["document"], minConfidence: 0 },
+    ...(SHIPPED ? {} : { "dgcomplete.serverSettings": { contextSources: ["document"], minConfidence: 0 } }),
   });
   const file = path.join(ws, "analysis.ipynb");
   fs.writeFileSync(file, JSON.stringify(NOTEBOOK, null, 1));
@@ -116,6 +120,10 @@ async function main() {
     check("the ghost text is the line from the first cell", "summ" + ghostText === LINE, ghostText);
     await page.screenshot({ path: SHOT });
     log("screenshot", path.relative(root, SHOT));
+    if (SHIPPED && env("UPDATE_SCREENSHOT", "") === "1") {
+      fs.copyFileSync(SHOT, path.join(root, "editors/vscode/notebook.png"));
+      log("updated editors/vscode/notebook.png");
+    }
 
     // Tab accepts into that cell; saved, the notebook's cells hold exactly what was there plus the line
     await page.keyboard.press("Tab");
