@@ -5,7 +5,7 @@
 Parts, in order: keystroke latency through LSP (real-time typing sessions as Neovim and VS Code, file-size
 and thread comparisons, memory after 1,000 requests), parallelism and diffusion vs autoregressive (in
 process), infilling quality (HumanEval-Infilling, SantaCoder-FIM, with baselines), suggestions on held-out
-real code through the daemon (bench.context, test split), and the syntax-layer /
+real code through the daemon (bench.context, test split; bench.notebooks, notebook cells), and the syntax-layer /
 repair benchmarks of their owners when present.  The full run is sized for < 20 minutes on 2 cores (the
 quality part has a time budget and reports how many tasks it covered); ``--quick`` takes about 2 minutes.
 """
@@ -132,6 +132,17 @@ def part_context(model: Path, args: argparse.Namespace, log: Any) -> dict[str, A
                                               for f, v in fams.items()}}
         else:
             out.update(part)
+    if not args.quick:  # notebook cells, the notebook in view against the cell alone (bench.notebooks)
+        from .notebooks import main as notebooks_main
+
+        argv = ["--out", str(res_dir / "notebooks.json"), "--model", str(model)]
+        if args.threads:
+            argv += ["--threads", str(args.threads)]
+        nb = notebooks_main(argv)
+        out["notebooks"] = {v: nb["variants"][v]["all"] for v in nb["variants"]} | {"paired": nb["paired"]}
+        m = nb["variants"]["notebook"]["all"]
+        log(f"  notebooks: exact {m['exact']} shown {m['shown']} precision {m['precision']} (cell alone: "
+            f"{nb['variants']['cells']['all']['exact']})")
     return out
 
 
@@ -235,6 +246,8 @@ def flatten(results: dict[str, Any], args: argparse.Namespace, model: dict[str, 
                           "by_family": (ctx.get("langs") or {}).get("by_family")},
         **{f"context_{key}": _pick((ctx.get(key) or {}).get("all") or {}, *CONTEXT_KEYS)
            for key in ("workspace", "workspace_langs")},
+        "context_notebooks": {v: _pick(m, *CONTEXT_KEYS) for v, m in (ctx.get("notebooks") or {}).items()
+                              if v != "paired"} | ({"paired": ctx["notebooks"]["paired"]} if ctx.get("notebooks") else {}),
         "humaneval_single_line_pass1": (he1.get("pass1") or {}).get("ours"),
         "humaneval_multi_line_pass1": (hem.get("pass1") or {}).get("ours"),
         "santacoder_py_em": ((q.get("santacoder_py") or {}).get("exact_match") or {}).get("ours"),
@@ -331,6 +344,13 @@ def summary_md(flat: dict[str, Any], results: dict[str, Any]) -> str:
             L += [f"- {what}, one file open and its package as the workspace folder, {cw['n']} requests: exact "
                   f"**{_fmt(cw.get('exact'))}**, shown {_fmt(cw.get('shown'))}, precision {_fmt(cw.get('precision'))}, "
                   f"parse {_fmt(cw.get('parse_rate'))} ({name})"]
+    nb = flat.get("context_notebooks") or {}
+    if (nb.get("notebook") or {}).get("n"):
+        a, b = nb["notebook"], nb.get("cells") or {}
+        L += [f"- Jupyter notebook cells (Python, example notebooks of 4 packages outside the corpus), {a['n']} "
+              f"requests: with the notebook in view exact **{_fmt(a.get('exact'))}**, shown {_fmt(a.get('shown'))}, "
+              f"precision {_fmt(a.get('precision'))}; each cell a document of its own: exact {_fmt(b.get('exact'))}, "
+              f"shown {_fmt(b.get('shown'))}, precision {_fmt(b.get('precision'))} (notebooks.json)"]
     fs, th, rss = flat["file_scale"], flat["threads"], flat["rss_mb"]
     L += ["", "## Scale, threads, memory", "",
           f"- File size: p50 {_fmt((fs.get('small') or {}).get('p50'))} ms on {fs.get('small_lines')} lines vs "

@@ -13,6 +13,7 @@ import time
 import uuid
 from collections import deque
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from typing import Any
 from urllib.parse import unquote
 
@@ -323,7 +324,7 @@ class DgServer(LanguageServer):
             self.cells.update({c: (lay.key, line, n) for c, (line, n) in lay.cells.items()})
         self.notebook_keys[unquote(uri)] = keys
 
-    def close_notebook(self, uri: str, keep: set[str] = frozenset()) -> None:  # type: ignore[assignment]
+    def close_notebook(self, uri: str, keep: AbstractSet[str] = frozenset()) -> None:
         """Forget notebook ``uri``'s cells, and close its layouts but those in ``keep``."""
         keys = self.notebook_keys.pop(unquote(uri), set())
         for c in [c for c, (k, _, _) in self.cells.items() if k in keys]:
