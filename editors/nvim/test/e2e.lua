@@ -157,6 +157,21 @@ co = coroutine.create(function()
   end
   check("ghost text again after re-entering insert mode", ghost ~= nil, ghost)
 
+  -- :DgToggle pauses: the ghost text goes, and nothing is shown while typing or even when asked; toggled again,
+  -- it comes back (and the statusline state says which)
+  check(":DgToggle exists", vim.fn.exists(":DgToggle") == 2)
+  vim.cmd("DgToggle")
+  check("paused: ghost text cleared", not dg.visible(0) and dg.status(0) == "paused", dg.status(0))
+  feed(" ")
+  feed("<BS>")
+  dg.request(1)
+  check("paused: nothing shown", wait_until(function() return dg.visible(0) end, 3000, 50) == nil)
+  vim.cmd("DgToggle")
+  check("resumed", dg.status(0) == "ready", dg.status(0))
+  dg.request(1)
+  ghost = wait_until(function() return dg.ghost_text(0) end, 20000, 50)
+  check("ghost text again once resumed", ghost ~= nil, ghost)
+
   -- accept with <Tab> (through the mapping): the buffer gains exactly the ghost text at the cursor
   local before = buf_text()
   cur = api.nvim_win_get_cursor(0)

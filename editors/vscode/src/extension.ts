@@ -38,6 +38,11 @@ function config(): vscode.WorkspaceConfiguration {
   return vscode.workspace.getConfiguration(SECTION);
 }
 
+/** Suggestions paused (`dgcomplete.enable` off): no completion request leaves the editor; rewrites still work. */
+function paused(): boolean {
+  return !config().get<boolean>("enable", true);
+}
+
 /** The settings the server understands (camelCase, flat), from the `dgcomplete.*` settings. */
 export function serverSettings(): Record<string, unknown> {
   const c = config();
@@ -80,6 +85,7 @@ function serverCommand(): string[] {
 
 function setStatus(p: typeof phase, detail?: string): void {
   phase = p;
+  status.command = "dgcomplete.editor.showLog";
   const ms = (lastStats?.last as { ms?: number } | undefined)?.ms;
   const p50 = (lastStats?.latency_ms as { p50?: number } | undefined)?.p50;
   switch (p) {
@@ -89,6 +95,13 @@ function setStatus(p: typeof phase, detail?: string): void {
       status.backgroundColor = undefined;
       break;
     case "ready":
+      if (paused()) {
+        status.text = "$(debug-pause) dgcomplete";
+        status.tooltip = "dgcomplete: suggestions paused — click to resume";
+        status.command = "dgcomplete.editor.toggle";
+        status.backgroundColor = undefined;
+        break;
+      }
       status.text = ms !== undefined ? `$(sparkle) dg ${Math.round(ms)} ms` : "$(sparkle) dgcomplete";
       status.tooltip = new vscode.MarkdownString(
         `**dgcomplete ready**${detail ? ` — ${detail}` : ""}\n\n` +
@@ -298,6 +311,11 @@ async function startClient(context: vscode.ExtensionContext): Promise<void> {
     outputChannel: output,
     traceOutputChannel: output,
     middleware: {
+      // paused: nothing is asked (no model work on the machine), and the editor shows nothing
+      provideInlineCompletionItems: (document, position, ctx, token, next) =>
+        paused() ? null : next(document, position, ctx, token),
+      provideCompletionItem: (document, position, ctx, token, next) =>
+        paused() ? null : next(document, position, ctx, token),
       executeCommand: async (cmd, cmdArgs, next) => {
         const result = await next(cmd, cmdArgs);
         if (cmd === "dgcomplete.accept") {
@@ -374,6 +392,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       output.info(`stats: ${JSON.stringify(lastStats ?? {}, null, 1)}`);
       output.show(true);
     }),
+    vscode.commands.registerCommand("dgcomplete.editor.toggle", async () => {
+      const pause = !paused();
+      await config().update("enable", !pause, vscode.ConfigurationTarget.Global);
+      void vscode.window.setStatusBarMessage(`dgcomplete: suggestions ${pause ? "paused" : "on"}`, 3000);
+    }),
     vscode.commands.registerCommand("dgcomplete.editor.restart", async () => {
       await stopClient();
       await startClient(context);
@@ -387,6 +410,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
         return;
       }
       if (e.affectsConfiguration(`${SECTION}.statsIntervalSeconds`)) scheduleStats();
+      if (e.affectsConfiguration(`${SECTION}.enable`)) {
+        setStatus(phase);
+        return; // the client's own switch: nothing for the server
+      }
       if (client && client.state === State.Running) {
         await client.sendNotification("workspace/didChangeConfiguration", { settings: { dgcomplete: serverSettings() } });
       }

@@ -5,7 +5,8 @@
 //
 // Installs the .vsix into a fresh code-server, opens a Python file, waits for the daemon's model to load
 // (status bar), types, asserts that the daemon's ghost text appears and that Tab inserts exactly it, checks
-// the status bar latency, the "Show log" command and the rewrite commands in the palette. Then the code
+// the status bar latency, pausing and resuming suggestions ("Toggle suggestions": nothing shown while paused,
+// even when asked), the "Show log" command and the rewrite commands in the palette. Then the code
 // actions: selects a range with a syntax error and a `pass  # TODO` hole in a second file, opens VS Code's own
 // code-action menu (Ctrl+. = "Quick Fix...", and "Refactor..."), reads its rows from the DOM, asserts the
 // dgcomplete titles are listed, picks actions one by one (Repair syntax first) until one applies an edit, and
@@ -200,6 +201,39 @@ async function main() {
       return items.find((t) => /dg \d+ ms/.test(t)) || false;
     }, null, { timeout: 15000 }).then((h) => h.jsonValue()).catch(() => null);
     check("status bar shows the last latency", !!lat, lat);
+
+    // pausing: "Toggle suggestions" shows the pause sign in the status bar, and while paused nothing is shown,
+    // even when asked (Alt+\\), where ghost text just was; toggled again, it comes back
+    await page.keyboard.press("Control+Z"); // back to what was typed before the accept, the cursor after it
+    await sleep(300);
+    const ghostNow = async (ms) => page.waitForSelector(ghostSel, { timeout: ms }).then(() => true).catch(() => false);
+    const pauseSign = (on) => page.waitForFunction((want) => [...document.querySelectorAll(".statusbar-item")]
+      .some((e) => /dgcomplete/.test(e.textContent || "") && !!e.querySelector(".codicon-debug-pause") === want),
+    on, { timeout: 15000 }).then(() => true).catch(() => false);
+    await page.keyboard.press("Escape");
+    await runCommand(page, "dgcomplete: Toggle suggestions (pause / resume)");
+    check("status bar shows suggestions paused", await pauseSign(true));
+    await editor.click();
+    await page.keyboard.press("Control+End");
+    await page.keyboard.press("Backspace");
+    await page.keyboard.type(typed.slice(-1), { delay: 60 });
+    await page.keyboard.press("Alt+Backslash");
+    check("no ghost text while paused", !(await ghostNow(5000)));
+    await runCommand(page, "dgcomplete: Toggle suggestions (pause / resume)");
+    check("status bar shows ready again", await pauseSign(false));
+    await editor.click();
+    await page.keyboard.press("Control+End");
+    await page.keyboard.press("Backspace");
+    await page.keyboard.type(typed.slice(-1), { delay: 60 });
+    let resumed = await ghostNow(20000);
+    if (!resumed) {
+      await page.screenshot({ path: path.join(ART, "vscode-resume-debug.png") });
+      await page.keyboard.press("Alt+Backslash");
+      resumed = await ghostNow(15000);
+    }
+    check("ghost text again once resumed", resumed);
+    await page.keyboard.press("Escape");
+    await page.keyboard.press("Control+S");
 
     // "dgcomplete: Show log" reveals the output channel
     await page.keyboard.press("Control+Shift+P");

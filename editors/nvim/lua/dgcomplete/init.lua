@@ -42,6 +42,7 @@ M.defaults = {
 M.config = vim.deepcopy(M.defaults)
 M.state = {} -- per buffer: { timer, request = {client, id}, ghost = {...}, items, index }
 M.server_status = {} -- per client id: "loading" | "ready" | "error" (from $/progress, logMessage, showMessage)
+M.paused = false -- :DgToggle: no suggestion is asked for (and none shown) until it is toggled again
 
 local function dlog(fmt, ...)
   if not M.config.log_file then return end
@@ -215,6 +216,7 @@ end
 
 --- Ask the server for a suggestion at the cursor now (trigger: 1 = invoked, 2 = automatic).
 function M.request(trigger)
+  if M.paused then return end
   local bufnr = api.nvim_get_current_buf()
   local client = get_client(bufnr)
   if not client then return end
@@ -262,6 +264,7 @@ local function schedule(bufnr)
   local s = buf_state(bufnr)
   cancel(bufnr)
   M.clear(bufnr)
+  if M.paused then return end
   if not s.timer then s.timer = uv.new_timer() end
   s.timer:start(M.config.debounce_ms, 0, vim.schedule_wrap(function()
     if api.nvim_buf_is_valid(bufnr) and api.nvim_get_current_buf() == bufnr
@@ -495,11 +498,28 @@ local function status_handlers()
   }
 end
 
---- "loading" | "ready" | "error" | nil (no server attached): for a statusline.
+--- "loading" | "ready" | "paused" | "error" | nil (no server attached): for a statusline.
 function M.status(bufnr)
   local client = get_client((bufnr == nil or bufnr == 0) and api.nvim_get_current_buf() or bufnr)
   if not client then return nil end
-  return M.server_status[client.id] or "loading"
+  local st = M.server_status[client.id] or "loading"
+  return (st == "ready" and M.paused) and "paused" or st
+end
+
+--- Pause (false) or resume (true) suggestions; nil flips. Paused, nothing is asked for, so no model work runs
+--- while you type; the rewrite commands still work.
+function M.toggle(on)
+  if on == nil then on = M.paused end
+  M.paused = not on
+  for bufnr, _ in pairs(M.state) do
+    if api.nvim_buf_is_valid(bufnr) then
+      cancel(bufnr)
+      M.clear(bufnr)
+    end
+  end
+  if use_native() and vim.lsp.inline_completion then vim.lsp.inline_completion.enable(on) end
+  vim.notify("dgcomplete: suggestions " .. (on and "on" or "paused"), vim.log.levels.INFO)
+  return on
 end
 
 local function lsp_config()
@@ -577,6 +597,8 @@ local function user_commands()
   rewrite_command("DgRewrite", "dgcomplete.rewriteSelection")
   rewrite_command("DgRepair", "dgcomplete.repairSyntax")
   rewrite_command("DgFillHoles", "dgcomplete.fillHoles")
+  api.nvim_create_user_command("DgToggle", function() M.toggle() end,
+    { desc = "dgcomplete: pause / resume suggestions" })
   api.nvim_create_user_command("DgStats", function()
     local client = get_client(api.nvim_get_current_buf())
     if not client then return end
