@@ -10,7 +10,10 @@ notebook is then played to the daemon in two ways, one daemon per way, an Automa
   sends since the server advertises it: the cell is completed with the notebook's other code cells in view;
 * ``cells``: every code cell opened as a text document of its own, what a client gets that sends cells as
   documents (the server without notebook sync; a selector on the cell scheme): the other cells are other open
-  documents, which retrieval reads, but the model sees the cell alone.
+  documents, which retrieval reads, but the model sees the cell alone;
+* ``notebook_folder``: as ``notebook``, with the package's notebooks written out as a project folder, named the
+  workspace folder, and the notebook opened as its file there: retrieval also reads the other notebooks' code
+  cells (the open notebook's own file is hidden while it is open, as an open file's always is).
 
 Before the server took notebooks, cells got nothing at all (0 %). Scored as :mod:`bench.context` scores
 (``exact`` first line, ``shown``, ``precision``, ``parse_rate`` of the cell after the edit).
@@ -41,7 +44,15 @@ from lsprotocol import types as lsp
 from dgcomplete.notebooks import neutral
 
 from . import ROOT, Timer, emit, machine_info, model_info, resolve_model
-from .context import REQUEST_TIMEOUT_S, OptionsDaemon, first_line, metrics, parses_after, shown_text
+from .context import (
+    REQUEST_TIMEOUT_S,
+    OptionsDaemon,
+    _folders_read,
+    first_line,
+    metrics,
+    parses_after,
+    shown_text,
+)
 from .heldout import (
     MAX_LINE,
     MID_IDENT_SHARE,
@@ -67,7 +78,7 @@ PACKAGES = (
             "685ecb1e778809b78c6783f4a4691d023bbd9f781c9efda683c2b793878b561c", NOTEBOOK_ONLY, NO_EXCLUDE, 50),
 )
 SEED = 22
-VARIANTS = ("notebook", "cells")
+VARIANTS = ("notebook", "cells", "notebook_folder")
 
 
 # ---- cases --------------------------------------------------------------------------------------------------------
@@ -140,8 +151,23 @@ def build(packages: tuple[Package, ...] = PACKAGES, seed: int = SEED) -> dict[st
     used = {c["notebook"] for c in cases}
     return {"seed": seed, "packages": [{"name": p.name, "version": p.version, "license": p.license,
                                         "source": p.source, "sha256": p.sha256,
-                                        "notebooks": sum(n.startswith(p.name + "/") for n in used)} for p in packages],
-            "notebooks": {k: v for k, v in notebooks.items() if k in used}, "cases": cases}
+                                        "notebooks": sum(n.startswith(p.name + "/") for n in notebooks),
+                                        "with_cases": sum(n.startswith(p.name + "/") for n in used)}
+                                       for p in packages],
+            "notebooks": notebooks, "cases": cases}
+
+
+def write_folder(data: dict[str, Any], root: Path) -> Path:
+    """Every notebook of the cases' packages as an .ipynb file under ``root`` (code and Markdown cells, no
+    outputs): the project folder of the ``notebook_folder`` variant."""
+    for nid, cells in data["notebooks"].items():
+        path = root / nid
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({"cells": [{"cell_type": c["kind"], "metadata": {}, "source": c["text"]}
+                                              for c in cells],
+                                    "metadata": {"kernelspec": {"language": "python", "name": "python3"}},
+                                    "nbformat": 4, "nbformat_minor": 5}))
+    return root
 
 
 def case_cells(data: dict[str, Any], case: dict[str, Any]) -> tuple[list[dict[str, Any]], str, int]:
@@ -170,16 +196,18 @@ def _cell_uri(case_id: str, i: int) -> str:
 
 
 async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dict[str, Any]], variant: str,
-                    ) -> list[dict[str, Any]]:
+                    folder: Path | None = None) -> list[dict[str, Any]]:
+    """Play every case (and the first once more as a warm-up, not counted); one record per request. With
+    ``folder`` the notebook is opened as its file there, once the daemon has read the folder."""
     client = daemon.client
     out = []
     for i, case in enumerate([cases[0], *cases] if cases else []):
         warmup = i == 0
         cid = case["id"] + ("-warmup" if warmup else "")
         cells, doc, cursor = case_cells(data, case)
-        nb_uri = f"file:///bench/{cid}.ipynb"
+        nb_uri = (folder / case["notebook"]).resolve().as_uri() if folder else f"file:///bench/{cid}.ipynb"
         code = [j for j, c in enumerate(cells) if c["kind"] == "code"]
-        if variant == "notebook":
+        if variant.startswith("notebook"):
             client.notebook_document_did_open(lsp.DidOpenNotebookDocumentParams(
                 notebook_document=lsp.NotebookDocument(uri=nb_uri, notebook_type="jupyter-notebook", version=1, cells=[
                     lsp.NotebookCell(kind=lsp.NotebookCellKind.Code if c["kind"] == "code" else lsp.NotebookCellKind.Markup,
@@ -194,6 +222,8 @@ async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dic
         params = lsp.InlineCompletionParams(
             context=lsp.InlineCompletionContext(trigger_kind=lsp.InlineCompletionTriggerKind.Automatic),
             text_document=lsp.TextDocumentIdentifier(_cell_uri(cid, case["cell"])), position=pos_at(doc, cursor))
+        if folder is not None:
+            await _folders_read(daemon)
         rec: dict[str, Any] = {"id": case["id"], "variant": variant, "package": case["package"], "lang": "python",
                                "family": "python", "kind": case["kind"], "expected": case["expected"], "shown": False,
                                "text": "", "exact": False, "parses": None, "error": "", "items": 0}
@@ -208,7 +238,7 @@ async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dic
             last = (await daemon.stats()).get("last") or {}
         except Exception:
             last = {}
-        if variant == "notebook":
+        if variant.startswith("notebook"):
             client.notebook_document_did_close(lsp.DidCloseNotebookDocumentParams(
                 notebook_document=lsp.NotebookDocumentIdentifier(nb_uri),
                 cell_text_documents=[lsp.TextDocumentIdentifier(_cell_uri(cid, j)) for j in range(len(cells))]))
@@ -239,11 +269,12 @@ async def run(model: Path, data: dict[str, Any], cases: list[dict[str, Any]], th
     every: list[dict[str, Any]] = []
     log_dir = Path(tempfile.mkdtemp(prefix="dgnotebooks-"))
     for variant in VARIANTS:
-        d = OptionsDaemon(model, threads=threads, log_dir=log_dir)
+        folder = write_folder(data, log_dir / "project") if variant == "notebook_folder" else None
+        d = OptionsDaemon(model, threads=threads, log_dir=log_dir, folders=[folder] if folder else None)
         t = Timer()
         await d.start()
         try:
-            recs = await run_cases(d, data, cases, variant)
+            recs = await run_cases(d, data, cases, variant, folder)
         finally:
             await d.stop()
         m = metrics(recs)
@@ -276,7 +307,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     variants, recs = asyncio.run(run(model, data, cases, a.threads))
     if a.dump:
         Path(a.dump).write_text("".join(json.dumps(r) + "\n" for r in recs))
-    both: dict[str, list[bool]] = {r["id"]: [] for r in recs}  # [notebook, cells]
+    both: dict[str, list[bool]] = {r["id"]: [] for r in recs}  # [notebook, cells, notebook_folder]
     for r in recs:
         both[r["id"]].append(r["exact"])
     res = {
@@ -296,8 +327,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "by_kind_cases": {k: sum(c["kind"] == k for c in cases) for k in ("whole_line", "mid_line")},
         "verbatim_in_cells_above": round(sum(r["verbatim_above"] for r in recs if r["variant"] == "notebook")
                                          / max(1, len(cases)), 4),
-        "paired": {"right_only_with_the_notebook": sum(v == [True, False] for v in both.values()),
-                   "right_only_with_the_cell_alone": sum(v == [False, True] for v in both.values())},
+        "paired": {"right_only_with_the_notebook": sum(v[:2] == [True, False] for v in both.values()),
+                   "right_only_with_the_cell_alone": sum(v[:2] == [False, True] for v in both.values()),
+                   "right_only_with_the_folder": sum(v[2:] == [True] and not v[0] for v in both.values()),
+                   "right_only_without_the_folder": sum(v[2:] == [False] and v[0] for v in both.values())},
         "variants": variants,
     }
     emit(res, a.out)

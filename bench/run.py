@@ -346,11 +346,13 @@ def summary_md(flat: dict[str, Any], results: dict[str, Any]) -> str:
                   f"parse {_fmt(cw.get('parse_rate'))} ({name})"]
     nb = flat.get("context_notebooks") or {}
     if (nb.get("notebook") or {}).get("n"):
-        a, b = nb["notebook"], nb.get("cells") or {}
+        a, b, f = nb["notebook"], nb.get("cells") or {}, nb.get("notebook_folder") or {}
         L += [f"- Jupyter notebook cells (Python, example notebooks of 4 packages outside the corpus), {a['n']} "
               f"requests: with the notebook in view exact **{_fmt(a.get('exact'))}**, shown {_fmt(a.get('shown'))}, "
               f"precision {_fmt(a.get('precision'))}; each cell a document of its own: exact {_fmt(b.get('exact'))}, "
-              f"shown {_fmt(b.get('shown'))}, precision {_fmt(b.get('precision'))} (notebooks.json)"]
+              f"shown {_fmt(b.get('shown'))}, precision {_fmt(b.get('precision'))}; the notebook in view and the "
+              f"package's other notebooks as the workspace folder: exact {_fmt(f.get('exact'))}, shown "
+              f"{_fmt(f.get('shown'))}, precision {_fmt(f.get('precision'))} (notebooks.json)"]
     fs, th, rss = flat["file_scale"], flat["threads"], flat["rss_mb"]
     L += ["", "## Scale, threads, memory", "",
           f"- File size: p50 {_fmt((fs.get('small') or {}).get('p50'))} ms on {fs.get('small_lines')} lines vs "

@@ -40,8 +40,8 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from .folders import too_broad, uri_to_path
-from .syntax.languages import comment_markers, is_comment_line, kin, language_for
+from .folders import language_of, too_broad, uri_to_path
+from .syntax.languages import comment_markers, is_comment_line, kin
 
 MAX_LINE_CHARS = 200  # longer lines are not indexed (minified code, data)
 MAX_DOC_LINES = 50_000  # documents with more lines are not indexed (the local scan still works)
@@ -230,7 +230,7 @@ class ContextIndex:
 
     def folder_of(self, path: str) -> Folder | None:
         """The indexed folder a file on disk belongs to (by its own extension, as the listing chose it)."""
-        key = self.folder_key(path, language_for(None, path))
+        key = self.folder_key(path, language_of(path))
         return self.folders.get(key) if key is not None else None
 
     def add_folder(self, root: str, lang: str, folder: Folder, max_lines: int) -> None:

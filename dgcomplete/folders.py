@@ -10,26 +10,31 @@ they contribute.
 Which files: ``git ls-files --cached --others --exclude-standard`` where the folder is a git work tree (what the
 repository tracks, plus new files it does not ignore), else a walk that skips hidden folders and the usual
 dependency and build folders. Files over ``MAX_FILE_BYTES``, minified or not UTF-8 are skipped; the nearest to
-the document that asked come first, until the line budget is spent.
+the document that asked come first, until the line budget is spent. Jupyter notebooks count as Python: their
+code cells are read as a notebook's layout reads them (:mod:`dgcomplete.notebooks`), outputs left aside.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import time
 from urllib.parse import unquote, urlsplit
 
+from .notebooks import SEPARATOR, neutral
 from .syntax.languages import EXTENSIONS, kin, language_for
 
 MAX_FILE_BYTES = 256_000  # bigger files are data or generated code
+MAX_NOTEBOOK_BYTES = 8_000_000  # a notebook's outputs (plots) are most of its bytes; its code is read from it
+NOTEBOOK = ".ipynb"
 MAX_LISTED = 50_000  # paths considered per folder: bounds the walk of a huge tree
 GIT_TIMEOUT_S = 10.0
 WALK_S = 3.0  # a folder walk stops listing after this long (a slow or huge tree)
 RACY_S = 2.0  # a file modified this recently when read is read again at the next look (see read())
 # languages whose files are read (a JSON document gains nothing from lock files and fixtures)
 LANGUAGES = frozenset(lang for lang in EXTENSIONS.values() if lang != "json")
-WATCHED_EXTENSIONS = tuple(sorted(ext for ext, lang in EXTENSIONS.items() if lang in LANGUAGES))
+WATCHED_EXTENSIONS = tuple(sorted([*(ext for ext, lang in EXTENSIONS.items() if lang in LANGUAGES), NOTEBOOK]))
 SKIP_DIRS = frozenset({
     "node_modules", "bower_components", "__pycache__", "site-packages", "venv", "env", "dist", "build", "out",
     "target", "vendor", "third_party", "_build", "coverage", "htmlcov",
@@ -87,15 +92,41 @@ def _distance(a: list[str], b: list[str]) -> int:
     return len(a) + len(b) - 2 * n
 
 
-def read_text(path: str) -> str | None:
-    """The file's text if it is a readable, UTF-8, not minified source file within the size bound."""
+def language_of(path: str) -> str | None:
+    """The language of a file as the folder index reads it: by extension, and a notebook's code as Python."""
+    return "python" if path.endswith(NOTEBOOK) else language_for(None, path)
+
+
+def notebook_code(raw: str) -> str | None:
+    """A Jupyter notebook's Python code cells in order, laid out as an open notebook is (magics as comments);
+    None for a notebook of another language or no notebook at all."""
     try:
-        if os.path.getsize(path) > MAX_FILE_BYTES or not os.path.isfile(path):
+        nb = json.loads(raw)
+        meta = nb.get("metadata") or {}
+        lang = (meta.get("kernelspec") or {}).get("language") or (meta.get("language_info") or {}).get("name")
+        if lang not in (None, "python"):
+            return None
+        cells = [c.get("source", "") for c in nb["cells"] if c.get("cell_type") == "code"]
+        code = ["".join(src) if isinstance(src, list) else str(src) for src in cells]
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+    text = SEPARATOR.join(neutral(c, "python") for c in code if c.strip())
+    return text if len(text) <= MAX_FILE_BYTES else None
+
+
+def read_text(path: str) -> str | None:
+    """The file's text if it is a readable, UTF-8, not minified source file within the size bound (of a
+    notebook: its code cells)."""
+    book = path.endswith(NOTEBOOK)
+    try:
+        if os.path.getsize(path) > (MAX_NOTEBOOK_BYTES if book else MAX_FILE_BYTES) or not os.path.isfile(path):
             return None
         with open(path, encoding="utf-8", newline="") as f:
             text = f.read()
     except (OSError, UnicodeDecodeError, ValueError):
         return None
+    if book:
+        return notebook_code(text)
     if "\0" in text or path.endswith((".min.js", ".min.mjs")):
         return None
     return text
@@ -123,7 +154,7 @@ def listed(root: str, lang: str) -> list[str]:
     if names is None:
         names = _walk_files(root)
     family = kin(lang)
-    return [os.path.normpath(p) for p in names if kin(language_for(None, p)) == family]
+    return [os.path.normpath(p) for p in names if kin(language_of(p)) == family]
 
 
 def _mtime(path: str) -> float:

@@ -140,8 +140,15 @@ class View:
         return self.session.doc.line_count if self.lines is None else self.lines
 
     def offset(self, line: int, character: int) -> int:
-        """The session's text offset of a position in the client's document (UTF-16 columns)."""
-        return self.session.doc.offset_at(line + self.line, character)
+        """The session's text offset of a position in the client's document (UTF-16 columns). Positions past
+        its end clamp to its end, as in a document of its own: a cell's range never reaches into the next cell."""
+        doc = self.session.doc
+        if self.lines is not None:
+            if line < 0:
+                return doc.offset_at(self.line, 0)
+            if line >= self.lines:
+                line, character = self.lines - 1, 1 << 30
+        return doc.offset_at(line + self.line, character)
 
     def position(self, offset: int) -> tuple[int, int]:
         """The client's (line, UTF-16 column) of a session text offset."""

@@ -61,5 +61,6 @@ def test_both_ways_through_the_daemon(tiny_model: Path, tmp_path: Path, monkeypa
         m = res["variants"][v]["all"]
         assert m["n"] == 4 and 0 <= m["exact"] <= m["shown"] <= 1 and m["latency_ms"]["p50"] > 0
         assert not any(r["error"] for r in map(json.loads, dump.read_text().splitlines()) if r["variant"] == v)
-    assert set(res["paired"]) == {"right_only_with_the_notebook", "right_only_with_the_cell_alone"}
+    assert set(res["paired"]) == {"right_only_with_the_notebook", "right_only_with_the_cell_alone",
+                                  "right_only_with_the_folder", "right_only_without_the_folder"}
     assert str(Path(__file__).resolve().parent.parent) not in out.read_text()  # no machine paths

@@ -177,6 +177,23 @@ def test_a_cell_is_repaired_in_its_own_coordinates_and_version(nb):
     assert e["newText"] == ")" and s == t, e  # the one missing token, where the (random) model ranks it
     compile(fixed, "cell", "exec")
 
+    # a range past the cell's end stops at its end: the next cell's error is not the cell's to repair
+    nb.notify("notebookDocument/didClose", {"notebookDocument": {"uri": NB}, "cellTextDocuments": [
+        {"uri": _cell(i)} for i in range(3)]})
+    _open_notebook(nb, ["print(area(2.0)\n", "x = (1,\n", "y = 2\n"])
+    n = len(nb.server_requests)
+    r = nb.request("workspace/executeCommand", {"command": "dgcomplete.repairSyntax", "arguments": [
+        {"uri": _cell(0), "version": 1, "range": {"start": {"line": 0, "character": 0},
+                                                  "end": {"line": 50, "character": 0}}}]}, 120)
+    assert r is not None and "result" in r, r
+    for m in list(nb.server_requests)[n:]:
+        for change in m["params"]["edit"]["documentChanges"]:
+            assert change["textDocument"]["uri"] == _cell(0)
+            assert all(e["range"]["end"]["line"] <= 1 for e in change["edits"]), change  # the cell's 2 lines
+    nb.notify("notebookDocument/didClose", {"notebookDocument": {"uri": NB}, "cellTextDocuments": [
+        {"uri": _cell(i)} for i in range(3)]})
+    _open_notebook(nb, cells)
+
     # a request for an older version of the cell changes nothing
     _edit_cell(nb, 2, 2, 0, 0, 0, "x = 1; ")
     r = nb.request("workspace/executeCommand", {"command": "dgcomplete.repairSyntax", "arguments": [

@@ -396,3 +396,48 @@ def test_sessions_of_a_daemon_share_one_index_of_a_folder(tiny_mask_model, tmp_p
         assert (str(root), "python", 50_000) not in base._store
 
     asyncio.run(scenario())
+
+
+def _notebook(cells: list[tuple[str, str]], lang: str = "python", outputs: int = 0) -> str:
+    import json
+
+    return json.dumps({"cells": [{"cell_type": k, "metadata": {}, "source": t.splitlines(keepends=True),
+                                  "outputs": [{"data": {"image/png": "A" * outputs}}] if k == "code" else []}
+                                 for k, t in cells],
+                       "metadata": {"kernelspec": {"language": lang, "name": lang}}, "nbformat": 4})
+
+
+def test_the_notebooks_of_a_folder_are_read_as_python(tmp_path):
+    """A notebook's code cells (not its outputs, not its Markdown) are Python of the folder: drafts for a .py file
+    and for a notebook open in that folder, which hides its own file as an open file does."""
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "explore.ipynb").write_text(_notebook(
+        [("code", "%matplotlib inline\nimport pandas as pd\n"), ("markdown", "# Load\nframe = not code"),
+         ("code", "frame = pd.read_csv(path)\nsummary = frame.describe()\n")], outputs=400_000))
+    (root / "r.ipynb").write_text(_notebook([("code", "frame <- read.csv(path)\n")], lang="R"))
+    (root / "broken.ipynb").write_text("{not json")
+    (root / "app.js").write_text("const a = 1;\n")
+    assert [Path(p).name for p in folders.listed(str(root), "python")] == ["broken.ipynb", "explore.ipynb", "r.ipynb"]
+    assert folders.listed(str(root), "javascript") == [str(root / "app.js")]
+    got = {Path(p).name: t for p, t, _ in folders.files_of(str(root), "python", None, 1000)}
+    assert got == {"explore.ipynb": "#matplotlib inline\nimport pandas as pd\n\n\nframe = pd.read_csv(path)\n"
+                                    "summary = frame.describe()\n"}  # 400 KB of plots left aside
+    assert ".ipynb" in folders.WATCHED_EXTENSIONS
+    idx = ContextIndex()
+    idx.set_roots([str(root)])
+    idx.add_folder(str(root), "python", Folder(folders.files_of(str(root), "python", None, 1000)), 1000)
+    text = "frame = pd.read_csv(path)\n"
+    py = (root / "report.py").as_uri()
+    idx.open(py, "python", text)
+    assert drafted(idx, py, text, len(text)) == ["summary = frame.describe()"]
+    assert idx.folder_of(str(root / "explore.ipynb")) is idx.folders[(str(root), "python")]  # a save re-reads it
+    # the notebook itself, open (its cells laid out under its own file's path): its file on disk is hidden
+    from dgcomplete.notebooks import key_of
+
+    mine = key_of((root / "explore.ipynb").as_uri(), "python")
+    idx.open(mine, "python", text)
+    assert "summary = frame.describe()" not in drafted(idx, mine, text, len(text))
+    assert "summary = frame.describe()" not in drafted(idx, py, text, len(text))
+    idx.close(mine)
+    assert drafted(idx, py, text, len(text)) == ["summary = frame.describe()"]
