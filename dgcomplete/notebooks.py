@@ -23,9 +23,10 @@ if TYPE_CHECKING:
 
 SEPARATOR = "\n\n"  # between two cells: the second starts after one blank line
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-# IPython's line magics and shell escapes (`%time x`, `!pip install`) are no Python: written as comments of the
-# same length, the layout parses and every position stays where it was
-_MAGIC = re.compile(r"^([ \t]*)[%!]", re.MULTILINE)
+# IPython's magics and shell escapes (`%time x`, `%%timeit`, `!pip install`) are no Python: written as comments of
+# the same length, the layout parses and every position stays where it was. A name (or a command) must follow: a
+# continuation line that starts with the `%` operator (`    % (a, b))`) is Python and stays
+_MAGIC = re.compile(r"^([ \t]*)(?:%(?=%?[A-Za-z_])|!(?=[^\s=]))", re.MULTILINE)
 
 
 @dataclass(frozen=True)

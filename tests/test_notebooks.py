@@ -38,9 +38,11 @@ def test_code_cells_of_one_language_are_laid_out_in_order_with_whole_lines():
 
 
 def test_magics_and_shell_escapes_read_as_comments_of_the_same_length():
-    text = "%matplotlib inline\n!pip install x\nif x:\n    %time f()\ny = a % b\n"
+    text = ("%matplotlib inline\n!pip install x\nif x:\n    %time f()\ny = a % b\n%%timeit\n"
+            "s = ('%s-%s'\n     % (a, b))\n")
     out = neutral(text, "python")
-    assert out == "#matplotlib inline\n#pip install x\nif x:\n    #time f()\ny = a % b\n"
+    assert out == ("#matplotlib inline\n#pip install x\nif x:\n    #time f()\ny = a % b\n#%timeit\n"
+                   "s = ('%s-%s'\n     % (a, b))\n")
     assert len(out) == len(text) and neutral(text, "javascript") == text
 
 
