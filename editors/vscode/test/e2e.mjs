@@ -17,10 +17,9 @@
 // editors/vscode/screenshot.png, shows the shipped model instead of the memorizer: screenshot.mjs).
 import fs from "node:fs";
 import path from "node:path";
-import { chromium } from "playwright-core";
 
-import { ART, BASE_SETTINGS, CHROMIUM, CHROMIUM_ARGS, CODE_SERVER, env, freshRun, installVsix, MODEL, PYTHON, root, sleep,
-  startCodeServer, stopCodeServer, VSIX, waitHttp, writeUserSettings } from "./util.mjs";
+import { ART, BASE_SETTINGS, checker, CODE_SERVER, env, installVsix, MODEL, openWorkbench, prepareRun, PYTHON,
+  quickOpen, root, runMain, sleep, startCodeServer, stopCodeServer, VSIX, waitHttp, writeUserSettings } from "./util.mjs";
 
 const WORK = path.join(ART, "vscode");
 const SHOT = path.join(ART, "vscode-ghost-text.png");
@@ -28,21 +27,11 @@ const ACTIONS_SHOT = path.join(ART, "vscode-code-actions.png");
 const TIMEOUT_MS = Number(env("DG_E2E_TIMEOUT_MS", "420000"));
 
 const log = (...a) => console.error("[vscode-e2e]", ...a);
-const checks = [];
-function check(name, cond, detail) {
-  checks.push({ name, ok: !!cond, detail });
-  log(`${cond ? "PASS" : "FAIL"} ${name}${detail !== undefined ? `: ${JSON.stringify(detail)}` : ""}`);
-  if (!cond) throw new Error(`check failed: ${name}`);
-}
+const { checks, check } = checker(log);
 
 // open a workspace file through Quick Open and wait until the editor shows `marker`
 async function openFile(page, name, marker) {
-  await page.keyboard.press("Control+P");
-  await page.waitForSelector(".quick-input-widget input", { state: "visible" });
-  await page.keyboard.type(name, { delay: 20 });
-  await page.waitForSelector(`.quick-input-list .monaco-list-row:has-text('${name}')`);
-  await sleep(300);
-  await page.keyboard.press("Enter");
+  await quickOpen(page, name);
   await page.locator(".editor-instance .monaco-editor").first().waitFor({ state: "visible" });
   await page.waitForSelector(`.tab.active[aria-label*='${name}'], .tab.active[title*='${name}']`, { timeout: 30000 })
     .catch(() => undefined);
@@ -71,10 +60,7 @@ async function runCommand(page, label) {
 }
 
 async function main() {
-  for (const [what, p] of [["code-server", CODE_SERVER], ["vsix", VSIX], ["chromium", CHROMIUM], ["python", PYTHON]]) {
-    if (!fs.existsSync(p)) throw new Error(`${what} not found at ${p} (run make -C editors setup vsix)`);
-  }
-  const dirs = freshRun(WORK, root);
+  const dirs = prepareRun(WORK);
   const { profile, ws } = dirs;
   writeUserSettings(dirs, {
     ...BASE_SETTINGS,
@@ -115,17 +101,8 @@ async function main() {
   let browser;
   try {
     check("code-server listening", await waitHttp(`http://127.0.0.1:${port}/healthz`, 60000), port);
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1100, height: 620 },
-      deviceScaleFactor: 1,
-      args: CHROMIUM_ARGS,
-    });
-    const page = browser.pages()[0] ?? (await browser.newPage());
-    page.setDefaultTimeout(60000);
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
-    await page.waitForSelector(".monaco-workbench", { timeout: 90000 });
+    let page;
+    ({ browser, page } = await openWorkbench(profile, port, ws));
     check("workbench loaded", true);
     await sleep(1500);
 
@@ -210,21 +187,21 @@ async function main() {
     const pauseSign = (on) => page.waitForFunction((want) => [...document.querySelectorAll(".statusbar-item")]
       .some((e) => /dgcomplete/.test(e.textContent || "") && !!e.querySelector(".codicon-debug-pause") === want),
     on, { timeout: 15000 }).then(() => true).catch(() => false);
+    const retypeLast = async () => { // the same keys at the same place, as a user would type them again
+      await editor.click();
+      await page.keyboard.press("Control+End");
+      await page.keyboard.press("Backspace");
+      await page.keyboard.type(typed.slice(-1), { delay: 60 });
+    };
     await page.keyboard.press("Escape");
     await runCommand(page, "dgcomplete: Toggle suggestions (pause / resume)");
     check("status bar shows suggestions paused", await pauseSign(true));
-    await editor.click();
-    await page.keyboard.press("Control+End");
-    await page.keyboard.press("Backspace");
-    await page.keyboard.type(typed.slice(-1), { delay: 60 });
+    await retypeLast();
     await page.keyboard.press("Alt+Backslash");
     check("no ghost text while paused", !(await ghostNow(5000)));
     await runCommand(page, "dgcomplete: Toggle suggestions (pause / resume)");
     check("status bar shows ready again", await pauseSign(false));
-    await editor.click();
-    await page.keyboard.press("Control+End");
-    await page.keyboard.press("Backspace");
-    await page.keyboard.type(typed.slice(-1), { delay: 60 });
+    await retypeLast();
     let resumed = await ghostNow(20000);
     if (!resumed) {
       await page.screenshot({ path: path.join(ART, "vscode-resume-debug.png") });
@@ -418,23 +395,4 @@ async function main() {
   }
 }
 
-const timer = setTimeout(() => {
-  log(`FAILED: timeout after ${TIMEOUT_MS} ms`);
-  process.exit(1);
-}, TIMEOUT_MS);
-main().then(
-  () => {
-    clearTimeout(timer);
-    log(`ALL PASSED (${checks.length} checks)`);
-    process.exit(0);
-  },
-  (e) => {
-    clearTimeout(timer);
-    log(`FAILED: ${e.message}`);
-    for (const f of ["daemon.log", "code-server.log"]) {
-      const p = path.join(WORK, f);
-      if (fs.existsSync(p)) log(`--- ${f} (tail)\n` + fs.readFileSync(p, "utf8").split("\n").slice(-15).join("\n"));
-    }
-    process.exit(1);
-  },
-);
+runMain(main, { log, work: WORK, timeoutMs: TIMEOUT_MS, done: () => `ALL PASSED (${checks.length} checks)` });

@@ -15,10 +15,9 @@
 // editors/vscode/notebook.png, the README's picture)
 import fs from "node:fs";
 import path from "node:path";
-import { chromium } from "playwright-core";
 
-import { ART, BASE_SETTINGS, CHROMIUM, CHROMIUM_ARGS, CODE_SERVER, env, freshRun, installVsix, MODEL, PYTHON, root, sleep,
-  startCodeServer, stopCodeServer, VSIX, waitHttp, writeUserSettings } from "./util.mjs";
+import { ART, BASE_SETTINGS, checker, CODE_SERVER, env, installVsix, MODEL, openWorkbench, prepareRun, PYTHON,
+  quickOpen, root, runMain, sleep, startCodeServer, stopCodeServer, VSIX, waitHttp, writeUserSettings } from "./util.mjs";
 
 const WORK = path.join(ART, "vscode-notebook");
 const SHOT = path.join(ART, "vscode-notebook.png");
@@ -27,12 +26,7 @@ const LINE = "summary = frame.describe(include='all')";
 const SHIPPED = MODEL === ""; // the embedded model, default settings
 
 const log = (...a) => console.error("[vscode-notebook]", ...a);
-const checks = [];
-function check(name, cond, detail) {
-  checks.push({ name, ok: !!cond, detail });
-  log(`${cond ? "PASS" : "FAIL"} ${name}${detail !== undefined ? `: ${JSON.stringify(detail)}` : ""}`);
-  if (!cond) throw new Error(`check failed: ${name}`);
-}
+const { checks, check } = checker(log);
 
 const code = (lines) => ({ cell_type: "code", execution_count: null, metadata: {}, outputs: [], source: lines });
 const NOTEBOOK = {
@@ -48,10 +42,7 @@ const NOTEBOOK = {
 };
 
 async function main() {
-  for (const [what, p] of [["code-server", CODE_SERVER], ["vsix", VSIX], ["chromium", CHROMIUM], ["python", PYTHON]]) {
-    if (!fs.existsSync(p)) throw new Error(`${what} not found at ${p} (run make -C editors setup vsix)`);
-  }
-  const dirs = freshRun(WORK, root);
+  const dirs = prepareRun(WORK);
   const { profile, ws } = dirs;
   writeUserSettings(dirs, {
     ...BASE_SETTINGS,
@@ -71,23 +62,12 @@ async function main() {
   let browser;
   try {
     check("code-server listening", await waitHttp(`http://127.0.0.1:${port}/healthz`, 60000), port);
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM, headless: true, viewport: { width: 1100, height: 620 }, deviceScaleFactor: 1,
-      args: CHROMIUM_ARGS,
-    });
-    const page = browser.pages()[0] ?? (await browser.newPage());
-    page.setDefaultTimeout(60000);
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
-    await page.waitForSelector(".monaco-workbench", { timeout: 90000 });
+    let page;
+    ({ browser, page } = await openWorkbench(profile, port, ws));
     await sleep(1500);
 
     // open the notebook through Quick Open: VS Code's notebook editor, one editor per cell
-    await page.keyboard.press("Control+P");
-    await page.waitForSelector(".quick-input-widget input", { state: "visible" });
-    await page.keyboard.type("analysis.ipynb", { delay: 20 });
-    await page.waitForSelector(".quick-input-list .monaco-list-row:has-text('analysis.ipynb')");
-    await sleep(300);
-    await page.keyboard.press("Enter");
+    await quickOpen(page, "analysis.ipynb");
     const cells = page.locator(".notebook-editor .cell-editor-container .monaco-editor");
     const opened = await page.waitForFunction(() => document.querySelectorAll(
       ".notebook-editor .cell-editor-container .monaco-editor").length >= 2, null, { timeout: 60000 }).catch(() => null);
@@ -151,23 +131,4 @@ async function main() {
   }
 }
 
-const timer = setTimeout(() => {
-  log(`FAILED: timeout after ${TIMEOUT_MS} ms`);
-  process.exit(1);
-}, TIMEOUT_MS);
-main().then(
-  () => {
-    clearTimeout(timer);
-    log(`ALL PASSED (${checks.length} checks)`);
-    process.exit(0);
-  },
-  (e) => {
-    clearTimeout(timer);
-    log(`FAILED: ${e.message}`);
-    for (const f of ["daemon.log", "code-server.log"]) {
-      const p = path.join(WORK, f);
-      if (fs.existsSync(p)) log(`--- ${f} (tail)\n` + fs.readFileSync(p, "utf8").split("\n").slice(-15).join("\n"));
-    }
-    process.exit(1);
-  },
-);
+runMain(main, { log, work: WORK, timeoutMs: TIMEOUT_MS, done: () => `ALL PASSED (${checks.length} checks)` });

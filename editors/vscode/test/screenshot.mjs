@@ -14,10 +14,9 @@
 // Output: .test-artifacts/vscode-screenshot.png; UPDATE_SCREENSHOT=1 also copies it to editors/vscode/screenshot.png.
 import fs from "node:fs";
 import path from "node:path";
-import { chromium } from "playwright-core";
 
-import { ART, BASE_SETTINGS, CHROMIUM, CHROMIUM_ARGS, CODE_SERVER, env, freshRun, installVsix, MODEL, PYTHON, root, sleep,
-  startCodeServer, stopCodeServer, VSIX, waitHttp, writeUserSettings } from "./util.mjs";
+import { ART, BASE_SETTINGS, CODE_SERVER, env, installVsix, MODEL, openWorkbench, prepareRun, PYTHON, quickOpen,
+  root, runMain, sleep, startCodeServer, stopCodeServer, VSIX, waitHttp, writeUserSettings } from "./util.mjs";
 
 const WORK = path.join(ART, "vscode-screenshot");
 const SHOT = path.join(ART, "vscode-screenshot.png");
@@ -54,10 +53,7 @@ const INDENT = "        "; // what VS Code's Python indentation rules put after 
 const log = (...a) => console.error("[vscode-screenshot]", ...a);
 
 async function main() {
-  for (const [what, p] of [["code-server", CODE_SERVER], ["vsix", VSIX], ["chromium", CHROMIUM], ["python", PYTHON]]) {
-    if (!fs.existsSync(p)) throw new Error(`${what} not found at ${p} (run make -C editors setup vsix)`);
-  }
-  const dirs = freshRun(WORK, root);
+  const dirs = prepareRun(WORK);
   const { profile, ws } = dirs;
   // VS Code settings as in e2e.mjs; of dgcomplete's only the command line (the workspace is a temporary folder
   // without .venv) and, when DG_MODEL names one, the checkpoint
@@ -78,26 +74,12 @@ async function main() {
   let browser;
   try {
     if (!(await waitHttp(`http://127.0.0.1:${port}/healthz`, 60000))) throw new Error("code-server did not listen");
-    browser = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1100, height: 620 },
-      deviceScaleFactor: 2, // a sharp picture at the README's width
-      args: CHROMIUM_ARGS,
-    });
-    const page = browser.pages()[0] ?? (await browser.newPage());
-    page.setDefaultTimeout(60000);
-    await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
-    await page.waitForSelector(".monaco-workbench", { timeout: 90000 });
+    let page;
+    ({ browser, page } = await openWorkbench(profile, port, ws, 2)); // 2: sharp at the README's width
     await sleep(1500);
 
     // open the file through Quick Open
-    await page.keyboard.press("Control+P");
-    await page.waitForSelector(".quick-input-widget input", { state: "visible" });
-    await page.keyboard.type(FILE, { delay: 20 });
-    await page.waitForSelector(`.quick-input-list .monaco-list-row:has-text('${FILE}')`);
-    await sleep(300);
-    await page.keyboard.press("Enter");
+    await quickOpen(page, FILE);
     await page.waitForFunction(() => [...document.querySelectorAll(".editor-instance .view-lines")]
       .some((e) => (e.textContent || "").replace(/\u00a0/g, " ").includes("class Cat")), null, { timeout: 30000 });
 
@@ -174,23 +156,4 @@ async function main() {
   }
 }
 
-const timer = setTimeout(() => {
-  log(`FAILED: timeout after ${TIMEOUT_MS} ms`);
-  process.exit(1);
-}, TIMEOUT_MS);
-main().then(
-  () => {
-    clearTimeout(timer);
-    log("done");
-    process.exit(0);
-  },
-  (e) => {
-    clearTimeout(timer);
-    log(`FAILED: ${e.message}`);
-    for (const f of ["daemon.log", "code-server.log"]) {
-      const p = path.join(WORK, f);
-      if (fs.existsSync(p)) log(`--- ${f} (tail)\n` + fs.readFileSync(p, "utf8").split("\n").slice(-15).join("\n"));
-    }
-    process.exit(1);
-  },
-);
+runMain(main, { log, work: WORK, timeoutMs: TIMEOUT_MS });

@@ -5,6 +5,7 @@ import http from "node:http";
 import net from "node:net";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import { chromium } from "playwright-core";
 
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
@@ -95,6 +96,14 @@ export function freshRun(work, root) {
   return dirs;
 }
 
+// A run's fresh folders (freshRun), once everything it drives is there: a clear error naming what is missing
+export function prepareRun(work) {
+  for (const [what, p] of [["code-server", CODE_SERVER], ["vsix", VSIX], ["chromium", CHROMIUM], ["python", PYTHON]]) {
+    if (!fs.existsSync(p)) throw new Error(`${what} not found at ${p} (run make -C editors setup vsix)`);
+  }
+  return freshRun(work, root);
+}
+
 export function writeUserSettings(dirs, settings) {
   fs.mkdirSync(path.join(dirs.userData, "User"), { recursive: true });
   fs.writeFileSync(path.join(dirs.userData, "User", "settings.json"), JSON.stringify(settings, null, 1));
@@ -136,3 +145,62 @@ export const CHROMIUM = env0("CHROMIUM", "/usr/bin/chromium");
 export const PYTHON = path.resolve(root, env0("DG_PYTHON", ".venv/bin/python"));
 export const MODEL = env0("DG_MODEL", "");
 export const ART = path.join(root, ".test-artifacts");
+
+// One run's checks: check(name, cond, detail) logs PASS or FAIL and throws on a failure
+export function checker(log) {
+  const checks = [];
+  const check = (name, cond, detail) => {
+    checks.push({ name, ok: !!cond, detail });
+    log(`${cond ? "PASS" : "FAIL"} ${name}${detail !== undefined ? `: ${JSON.stringify(detail)}` : ""}`);
+    if (!cond) throw new Error(`check failed: ${name}`);
+  };
+  return { checks, check };
+}
+
+// Run `main` within `timeoutMs`: exit 0 when it resolves (logging `done()`'s line), 1 when it fails or times out,
+// with the tails of the daemon's and code-server's logs in `work`
+export function runMain(main, { log, work, timeoutMs, done = () => "done" }) {
+  const timer = setTimeout(() => {
+    log(`FAILED: timeout after ${timeoutMs} ms`);
+    process.exit(1);
+  }, timeoutMs);
+  main().then(
+    () => {
+      clearTimeout(timer);
+      log(done());
+      process.exit(0);
+    },
+    (e) => {
+      clearTimeout(timer);
+      log(`FAILED: ${e.message}`);
+      for (const f of ["daemon.log", "code-server.log"]) {
+        const p = path.join(work, f);
+        if (fs.existsSync(p)) log(`--- ${f} (tail)\n` + fs.readFileSync(p, "utf8").split("\n").slice(-15).join("\n"));
+      }
+      process.exit(1);
+    },
+  );
+}
+
+// code-server's workbench on the folder `ws`, in a fresh headless Chromium (`profile`): { browser, page }
+export async function openWorkbench(profile, port, ws, deviceScaleFactor = 1) {
+  const browser = await chromium.launchPersistentContext(profile, {
+    executablePath: CHROMIUM, headless: true, viewport: { width: 1100, height: 620 }, deviceScaleFactor,
+    args: CHROMIUM_ARGS,
+  });
+  const page = browser.pages()[0] ?? (await browser.newPage());
+  page.setDefaultTimeout(60000);
+  await page.goto(`http://127.0.0.1:${port}/?folder=${encodeURIComponent(ws)}`);
+  await page.waitForSelector(".monaco-workbench", { timeout: 90000 });
+  return { browser, page };
+}
+
+// Quick Open (Ctrl+P) a workspace file by its name
+export async function quickOpen(page, name) {
+  await page.keyboard.press("Control+P");
+  await page.waitForSelector(".quick-input-widget input", { state: "visible" });
+  await page.keyboard.type(name, { delay: 20 });
+  await page.waitForSelector(`.quick-input-list .monaco-list-row:has-text('${name}')`);
+  await sleep(300);
+  await page.keyboard.press("Enter");
+}
