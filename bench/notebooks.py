@@ -316,8 +316,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "what": "a line of a code cell of a real notebook cut (whole line or inside it), one Automatic inline request "
                 "in the cell: 'notebook' plays the notebook with LSP notebook sync (the cell completed with the other "
                 "code cells in view), 'cells' opens every code cell as a document of its own (the model sees the "
-                "cell alone; retrieval reads the other cells as open documents); before notebook sync cells got "
-                "nothing",
+                "cell alone; retrieval reads the other cells as open documents), 'notebook_folder' plays the notebook "
+                "with the package's notebooks as the workspace folder (its own file hidden while open); before "
+                "notebook sync cells got nothing",
         "date": time.strftime("%Y-%m-%d"),
         "model": model_info(load_model(model)),
         "machine": machine_info(),
