@@ -238,3 +238,27 @@ def test_a_notebook_opened_while_the_model_loads_is_completed_once_it_is_there(t
                                                     for i in items], items
     finally:
         d.close()
+
+
+def test_a_shared_server_sees_the_cells_around_the_cell(tmp_path):
+    """With the remote backend (vLLM/SGLang) the prompt's prefix and suffix are the notebook's, not the cell's."""
+    import json
+
+    from .fake_openai_server import FakeOpenAIServer
+
+    with FakeOpenAIServer(default_text="frame.describe()") as fake:
+        d = RawDaemon("--local-model", str(tmp_path / "none"), "--backend", "openai", "--url", fake.url,
+                      "--remote-model", fake.model, stderr_path=tmp_path / "daemon.log")
+        try:
+            d.initialize({}, capabilities={"textDocument": {"inlineCompletion": {}},
+                                           "notebookDocument": {"synchronization": {}}})
+            _open_notebook(d, ["import pandas as pd\nframe = pd.read_csv(path)\n", "# Notes",
+                               "summary = ", "plot = summary.plot()\n"])
+            items = _ask(d, 2, 0, 10)["result"]["items"]
+            assert items and items[0]["insertText"] == "frame.describe()", items
+            assert items[0]["range"]["start"] == {"line": 0, "character": 10}  # the cell's line 0
+            prompt = json.dumps(fake.completion_requests[-1].body)
+            assert "frame = pd.read_csv(path)" in prompt and "plot = summary.plot()" in prompt, prompt
+            assert "# Notes" not in prompt  # Markdown is no code
+        finally:
+            assert d.close() == 0
