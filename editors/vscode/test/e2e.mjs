@@ -19,7 +19,8 @@ import fs from "node:fs";
 import path from "node:path";
 
 import { ART, BASE_SETTINGS, checker, CODE_SERVER, env, installVsix, MODEL, openWorkbench, prepareRun, PYTHON,
-  quickOpen, root, runMain, sleep, startCodeServer, stopCodeServer, VSIX, waitHttp, writeUserSettings } from "./util.mjs";
+  quickOpen, root, runCommand, runMain, sleep, startCodeServer, stopCodeServer, VSIX, waitHttp,
+  writeUserSettings } from "./util.mjs";
 
 const WORK = path.join(ART, "vscode");
 const SHOT = path.join(ART, "vscode-ghost-text.png");
@@ -39,24 +40,6 @@ async function openFile(page, name, marker) {
     .some((e) => (e.textContent || "").replace(/\u00a0/g, " ").includes(m)), marker, { timeout: 30000 })
     .catch(() => null);
   check(`${name} open`, !!opened);
-}
-
-// run a command palette entry by its exact label
-async function runCommand(page, label) {
-  await page.keyboard.press("Control+Shift+P");
-  await page.waitForSelector(".quick-input-widget input", { state: "visible" });
-  await page.keyboard.type(label, { delay: 20 });
-  // the focused (first) row must be exactly this command: "Refactor..." also matches other entries
-  const focused = await page.waitForFunction((l) => {
-    const r = document.querySelector(".quick-input-list .monaco-list-row.focused .label-name");
-    return r && (r.textContent || "").replace(/\u00a0/g, " ").trim() === l;
-  }, label, { timeout: 15000 }).catch(() => null);
-  if (!focused) {
-    const rows = await page.evaluate(() => [...document.querySelectorAll(".quick-input-list .monaco-list-row")]
-      .map((e) => e.textContent));
-    throw new Error(`command palette: ${label} is not the first entry: ${JSON.stringify(rows)}`);
-  }
-  await page.keyboard.press("Enter");
 }
 
 async function main() {

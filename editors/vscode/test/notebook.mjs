@@ -7,6 +7,7 @@
 // Opens analysis.ipynb (a code cell, a Markdown cell, an empty code cell), types the start of a line in the last
 // cell and asserts that the ghost text completes it with a line only the first cell holds: the language client
 // syncs the notebook (notebookDocumentSync) and the server completes a cell with the cells above it in view.
+// Then an unclosed call on a new line of that cell, and *Repair syntax* from the palette: the edit closes it there.
 // With a test model (DG_MODEL set, as make's test-vscode does) the server is asked for retrieved lines only,
 // shown without the gate, so the ghost text does not depend on the model; with the embedded model (DG_MODEL=
 // empty, make's screenshot) every setting is the default. Tab accepts; the saved notebook's last cell must hold
@@ -17,7 +18,8 @@ import fs from "node:fs";
 import path from "node:path";
 
 import { ART, BASE_SETTINGS, checker, CODE_SERVER, env, installVsix, MODEL, openWorkbench, prepareRun, PYTHON,
-  quickOpen, root, runMain, sleep, startCodeServer, stopCodeServer, VSIX, waitHttp, writeUserSettings } from "./util.mjs";
+  quickOpen, root, runCommand, runMain, sleep, startCodeServer, stopCodeServer, VSIX, waitHttp,
+  writeUserSettings } from "./util.mjs";
 
 const WORK = path.join(ART, "vscode-notebook");
 const SHOT = path.join(ART, "vscode-notebook.png");
@@ -124,6 +126,28 @@ async function main() {
     const sources = saved ? saved.cells.map((c) => (Array.isArray(c.source) ? c.source.join("") : c.source)) : null;
     check("Tab inserts the line into the last cell only", sources && sources[2] === LINE &&
       sources[0] === NOTEBOOK.cells[0].source.join("") && sources[1] === "# Notes", sources);
+
+    // Repair syntax in a cell: an unclosed call typed on a new line of the same cell, the command run from the
+    // palette with the cursor on it (its line is the range); the edit lands on that line of that cell only
+    await page.keyboard.press("End");
+    await page.keyboard.press("Enter");
+    await page.keyboard.type("print(summary", { delay: 30 });
+    await runCommand(page, "dgcomplete: Repair syntax");
+    const want = `${LINE}\nprint(summary)`;
+    let repaired = null;
+    const t1 = Date.now();
+    while (Date.now() - t1 < 30000) {
+      await page.keyboard.press("Control+S");
+      await sleep(500);
+      const nb = JSON.parse(fs.readFileSync(file, "utf8"));
+      const got = nb.cells.map((c) => (Array.isArray(c.source) ? c.source.join("") : c.source));
+      if (got[2] === want) {
+        repaired = got;
+        break;
+      }
+    }
+    check("Repair syntax edits the cell's own line", repaired && repaired[0] === sources[0] &&
+      repaired[1] === "# Notes", repaired);
   } finally {
     await browser?.close().catch(() => undefined);
     stopCodeServer(cs);

@@ -204,3 +204,21 @@ export async function quickOpen(page, name) {
   await sleep(300);
   await page.keyboard.press("Enter");
 }
+
+// Run a command palette entry by its exact label
+export async function runCommand(page, label) {
+  await page.keyboard.press("Control+Shift+P");
+  await page.waitForSelector(".quick-input-widget input", { state: "visible" });
+  await page.keyboard.type(label, { delay: 20 });
+  // the focused (first) row must be exactly this command: "Refactor..." also matches other entries
+  const focused = await page.waitForFunction((l) => {
+    const r = document.querySelector(".quick-input-list .monaco-list-row.focused .label-name");
+    return r && (r.textContent || "").replace(/\u00a0/g, " ").trim() === l;
+  }, label, { timeout: 15000 }).catch(() => null);
+  if (!focused) {
+    const rows = await page.evaluate(() => [...document.querySelectorAll(".quick-input-list .monaco-list-row")]
+      .map((e) => e.textContent));
+    throw new Error(`command palette: ${label} is not the first entry: ${JSON.stringify(rows)}`);
+  }
+  await page.keyboard.press("Enter");
+}
