@@ -18,9 +18,8 @@
 import fs from "node:fs";
 import path from "node:path";
 
-import { ART, BASE_SETTINGS, checker, CODE_SERVER, env, installVsix, MODEL, openWorkbench, prepareRun, PYTHON,
-  quickOpen, root, runCommand, runMain, sleep, startCodeServer, stopCodeServer, VSIX, waitHttp,
-  writeUserSettings } from "./util.mjs";
+import { ART, BASE_SETTINGS, checker, env, launch, MODEL, prepareRun, PYTHON, quickOpen, root, runCommand, runMain,
+  sleep, stopCodeServer, VSIX, writeUserSettings } from "./util.mjs";
 
 const WORK = path.join(ART, "vscode");
 const SHOT = path.join(ART, "vscode-ghost-text.png");
@@ -44,7 +43,7 @@ async function openFile(page, name, marker) {
 
 async function main() {
   const dirs = prepareRun(WORK);
-  const { profile, ws } = dirs;
+  const { ws } = dirs;
   writeUserSettings(dirs, {
     ...BASE_SETTINGS,
     "editor.autoClosingBrackets": "never",
@@ -77,15 +76,8 @@ async function main() {
   const rwAfter = rwOriginal.slice(selEnd);
 
   log("installing", path.relative(root, VSIX));
-  const inst = installVsix(CODE_SERVER, VSIX, dirs);
-  check("vsix installed", /successfully installed/i.test(inst), inst.trim().split("\n").pop());
-
-  const { cs, port } = await startCodeServer(CODE_SERVER, WORK, dirs);
-  let browser;
+  const { cs, browser, page } = await launch(dirs, WORK, check);
   try {
-    check("code-server listening", await waitHttp(`http://127.0.0.1:${port}/healthz`, 60000), port);
-    let page;
-    ({ browser, page } = await openWorkbench(profile, port, ws));
     check("workbench loaded", true);
     await sleep(1500);
 
@@ -372,7 +364,7 @@ async function main() {
     } catch { /* best effort */ }
     throw e;
   } finally {
-    await browser?.close().catch(() => undefined);
+    await browser.close().catch(() => undefined);
     stopCodeServer(cs);
     fs.writeFileSync(path.join(WORK, "result.json"), JSON.stringify({ checks }, null, 1));
   }

@@ -17,9 +17,8 @@
 import fs from "node:fs";
 import path from "node:path";
 
-import { ART, BASE_SETTINGS, checker, CODE_SERVER, env, installVsix, MODEL, openWorkbench, prepareRun, PYTHON,
-  quickOpen, root, runCommand, runMain, sleep, startCodeServer, stopCodeServer, VSIX, waitHttp,
-  writeUserSettings } from "./util.mjs";
+import { ART, BASE_SETTINGS, checker, env, launch, MODEL, prepareRun, PYTHON, quickOpen, root, runCommand, runMain,
+  sleep, stopCodeServer, writeUserSettings } from "./util.mjs";
 
 const WORK = path.join(ART, "vscode-notebook");
 const SHOT = path.join(ART, "vscode-notebook.png");
@@ -45,7 +44,7 @@ const NOTEBOOK = {
 
 async function main() {
   const dirs = prepareRun(WORK);
-  const { profile, ws } = dirs;
+  const { ws } = dirs;
   writeUserSettings(dirs, {
     ...BASE_SETTINGS,
     "editor.autoClosingBrackets": "never",
@@ -58,14 +57,8 @@ async function main() {
   const file = path.join(ws, "analysis.ipynb");
   fs.writeFileSync(file, JSON.stringify(NOTEBOOK, null, 1));
 
-  const inst = installVsix(CODE_SERVER, VSIX, dirs);
-  check("vsix installed", /successfully installed/i.test(inst), inst.trim().split("\n").pop());
-  const { cs, port } = await startCodeServer(CODE_SERVER, WORK, dirs);
-  let browser;
+  const { cs, browser, page } = await launch(dirs, WORK, check);
   try {
-    check("code-server listening", await waitHttp(`http://127.0.0.1:${port}/healthz`, 60000), port);
-    let page;
-    ({ browser, page } = await openWorkbench(profile, port, ws));
     await sleep(1500);
 
     // open the notebook through Quick Open: VS Code's notebook editor, one editor per cell
@@ -149,7 +142,7 @@ async function main() {
     check("Repair syntax edits the cell's own line", repaired && repaired[0] === sources[0] &&
       repaired[1] === "# Notes", repaired);
   } finally {
-    await browser?.close().catch(() => undefined);
+    await browser.close().catch(() => undefined);
     stopCodeServer(cs);
     fs.writeFileSync(path.join(WORK, "result.json"), JSON.stringify({ checks }, null, 1));
   }

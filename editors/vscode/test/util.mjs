@@ -222,3 +222,20 @@ export async function runCommand(page, label) {
   }
   await page.keyboard.press("Enter");
 }
+
+// The .vsix installed into the run's fresh code-server, code-server started and its workbench open in Chromium:
+// { cs, browser, page }. The caller closes the browser and stops code-server (stopCodeServer) when done; if this
+// fails half-way, what it started is stopped here.
+export async function launch(dirs, work, check, deviceScaleFactor = 1) {
+  const inst = installVsix(CODE_SERVER, VSIX, dirs);
+  check("vsix installed", /successfully installed/i.test(inst), inst.trim().split("\n").pop());
+  const { cs, port } = await startCodeServer(CODE_SERVER, work, dirs);
+  try {
+    check("code-server listening", await waitHttp(`http://127.0.0.1:${port}/healthz`, 60000), port);
+    const { browser, page } = await openWorkbench(dirs.profile, port, dirs.ws, deviceScaleFactor);
+    return { cs, browser, page };
+  } catch (e) {
+    stopCodeServer(cs);
+    throw e;
+  }
+}
