@@ -262,3 +262,81 @@ def test_a_shared_server_sees_the_cells_around_the_cell(tmp_path):
             assert "# Notes" not in prompt  # Markdown is no code
         finally:
             assert d.close() == 0
+
+
+def test_random_notebook_traffic_is_answered_and_stays_in_step(nb):
+    """200 random notebook messages (cells added, removed, moved, edited, retyped as Markdown; some of them
+    nonsense) with requests between them: every request is answered, and a code cell's item is always in that
+    cell's own lines."""
+    rnd = random.Random(7)
+    uri = "file:///work/fuzz.ipynb"
+    texts: dict[str, str] = {}
+    order: list[str] = []
+    version = 1
+
+    def cell_uri() -> str:
+        return f"vscode-notebook-cell:/work/fuzz.ipynb#F{rnd.randrange(10**6)}"
+
+    def line() -> str:
+        return rnd.choice(["x = 1", "import os", "%time f()", "y = x + 1", "def f(a):", "    return a", "", "é = 'ü'"])
+
+    first = [cell_uri() for _ in range(3)]
+    for c in first:
+        texts[c] = "\n".join(line() for _ in range(rnd.randint(1, 4)))
+        order.append(c)
+    nb.notify("notebookDocument/didOpen", {
+        "notebookDocument": {"uri": uri, "notebookType": "jupyter-notebook", "version": 1,
+                             "cells": [{"kind": 2, "document": c} for c in order]},
+        "cellTextDocuments": [{"uri": c, "languageId": "python", "version": 1, "text": texts[c]} for c in order]})
+    asked = 0
+    for _ in range(200):
+        version += 1
+        op = rnd.random()
+        if op < 0.45 and order:  # an edit inside a cell
+            c = rnd.choice(order)
+            lines = texts[c].split("\n")
+            ln = rnd.randrange(len(lines))
+            col = rnd.randint(0, len(lines[ln]))
+            new = rnd.choice(["a", "\n", "(", " = ", "\n    z", ""])
+            end = min(len(lines[ln]), col + rnd.randint(0, 2))
+            lines[ln] = lines[ln][:col] + new + lines[ln][end:]
+            texts[c] = "\n".join(lines)
+            nb.notify("notebookDocument/didChange", {"notebookDocument": {"uri": uri, "version": version}, "change": {
+                "cells": {"textContent": [{"document": {"uri": c, "version": version}, "changes": [
+                    {"range": {"start": {"line": ln, "character": col}, "end": {"line": ln, "character": end}},
+                     "text": new}]}]}}})
+        elif op < 0.65:  # a cell added somewhere
+            c, at = cell_uri(), rnd.randint(0, len(order))
+            texts[c] = line()
+            order.insert(at, c)
+            nb.notify("notebookDocument/didChange", {"notebookDocument": {"uri": uri, "version": version}, "change": {
+                "cells": {"structure": {"array": {"start": at, "deleteCount": 0, "cells": [{"kind": 2, "document": c}]},
+                                        "didOpen": [{"uri": c, "languageId": "python", "version": 1,
+                                                     "text": texts[c]}]}}}})
+        elif op < 0.8 and len(order) > 1:  # a cell removed
+            at = rnd.randrange(len(order))
+            c = order.pop(at)
+            texts.pop(c)
+            nb.notify("notebookDocument/didChange", {"notebookDocument": {"uri": uri, "version": version}, "change": {
+                "cells": {"structure": {"array": {"start": at, "deleteCount": 1}, "didClose": [{"uri": c}]}}}})
+        elif op < 0.88:  # nonsense: a change for a cell that is not there, a structure past the end
+            nb.notify("notebookDocument/didChange", {"notebookDocument": {"uri": uri, "version": version}, "change": {
+                "cells": {"structure": {"array": {"start": 999, "deleteCount": 5}},
+                          "textContent": [{"document": {"uri": cell_uri(), "version": 1}, "changes": [{"text": "q"}]}]}}})
+        if order and rnd.random() < 0.35:
+            c = rnd.choice(order)
+            lines = texts[c].split("\n")
+            ln = rnd.randrange(len(lines))
+            r = nb.request("textDocument/inlineCompletion", {"textDocument": {"uri": c}, "position": {
+                "line": ln, "character": len(lines[ln])}, "context": {"triggerKind": 1}}, 60)
+            asked += 1
+            assert r is not None and "result" in r, r
+            for item in r["result"]["items"]:
+                assert item["range"]["start"]["line"] == ln and item["range"]["end"]["line"] == ln, (item, texts[c])
+    assert asked > 30 and nb.alive()
+    for c in order:  # each cell's line count, as the server maps it, is the cell's
+        r = nb.request("textDocument/inlineCompletion", {"textDocument": {"uri": c}, "position": {
+            "line": 10_000, "character": 0}, "context": {"triggerKind": 1}}, 60)
+        assert f"({texts[c].count(chr(10)) + 1} lines)" in r["error"]["message"], (r, texts[c])
+    nb.notify("notebookDocument/didClose", {"notebookDocument": {"uri": uri},
+                                            "cellTextDocuments": [{"uri": c} for c in order]})
