@@ -22,7 +22,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from . import __version__
-from .engine import Completion, Engine, EngineError
+from .engine import Completion, Engine, EngineError, Session
 from .folders import WATCHED_EXTENSIONS, uri_to_path
 from .notebooks import Cell, View, changed_span, layouts
 from .protocol import BoundedInput, OpenDocuments, Protocol, strict_converter
@@ -63,6 +63,10 @@ class RequestFailed(JsonRpcException):
     """LSP's RequestFailed: a valid request the server could not serve (the message says why)."""
 
     CODE = -32803
+
+
+class NotACodeCell(EngineError):
+    """A notebook cell the engine holds no layout for (Markdown, or a language it does not complete)."""
 
 
 class DgServer(LanguageServer):
@@ -217,12 +221,14 @@ class DgServer(LanguageServer):
         except Exception as e:  # noqa: BLE001 - the client's answer must not matter beyond this
             log.info("file watching not registered: %s", e)
 
-    def open_from_workspace(self, uri: str) -> None:
-        """Give the engine pygls' copy of a document (it holds the edits typed while the model loaded); a copy
-        that is gone was closed meanwhile, and stays closed."""
+    def open_from_workspace(self, uri: str) -> Session | None:
+        """Give the engine pygls' copy of a document (it holds the edits typed while the model loaded, or before
+        a change the engine never saw the opening of); a copy that is gone was closed meanwhile, and stays
+        closed (None)."""
         doc = self.workspace.get_text_document(uri)
         if self.engine is not None and doc is not None and doc.source is not None:
-            self.engine.open(uri, doc.source, doc.version or 0, doc.language_id)
+            return self.engine.open(uri, doc.source, doc.version or 0, doc.language_id)
+        return None
 
     def show_fatal(self, message: str) -> None:
         if not self.fatal_shown:
@@ -287,14 +293,8 @@ class DgServer(LanguageServer):
             doc = self.workspace.get_text_document(uri)
             return View(uri, (doc.version if doc is not None else None) or 0, engine.session(cell[0]), cell[1], cell[2])
         if self.workspace.get_notebook_document(cell_uri=uri) is not None:
-            raise EngineError(f"{uri} is not a code cell of a language dgcomplete completes")
-        try:
-            s = engine.session(uri)
-        except EngineError:
-            doc = self.workspace.get_text_document(uri)
-            if doc is None or doc.source is None:
-                raise
-            s = engine.open(uri, doc.source, doc.version or 0, doc.language_id)
+            raise NotACodeCell(f"{uri} is not a code cell of a language dgcomplete completes")
+        s = engine.sessions.get(uri) or self.open_from_workspace(uri) or engine.session(uri)  # (raises: unknown)
         return View(uri, s.version, s)
 
     def sync_notebook(self, uri: str) -> None:
@@ -403,10 +403,7 @@ def make_server(model_path: str | None = None, *, threads: int | None = None, re
         engine = ls.engine
         d = params.text_document
         if engine is None or d.uri not in engine.sessions:
-            if engine is not None:  # changes for a document we never saw: take it from pygls' copy
-                doc = ls.workspace.get_text_document(d.uri)
-                if doc is not None and doc.source is not None:
-                    engine.open(d.uri, doc.source, d.version or 0, doc.language_id)
+            ls.open_from_workspace(d.uri)  # changes for a document we never saw: pygls' copy holds them
             return
         changes = []
         for c in params.content_changes:
@@ -528,9 +525,10 @@ async def _complete(ls: DgServer, uri: str, pos: lsp.Position, *,
     engine, reason = await ls.engine_or_reason()
     if engine is None:
         return None, reason, None
-    if unquote(uri) not in ls.cells and ls.workspace.get_notebook_document(cell_uri=uri) is not None:
-        return None, "not a code cell of a language dgcomplete completes", None
-    v = ls.view(uri)
+    try:
+        v = ls.view(uri)
+    except NotACodeCell as e:  # a Markdown cell: nothing to complete, and nothing wrong with asking
+        return None, str(e), None
     if pos.line < 0 or pos.character < 0:
         raise EngineError(f"invalid position {pos.line}:{pos.character}")
     if pos.line >= v.line_count:
