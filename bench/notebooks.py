@@ -41,7 +41,7 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from dgcomplete.notebooks import neutral
+from dgcomplete.notebooks import neutral, read_ipynb
 
 from . import ROOT, Timer, emit, machine_info, model_info, resolve_model
 from .context import (
@@ -53,6 +53,7 @@ from .context import (
     parses_after,
     shown_text,
 )
+from .context import verbatim_above as context_verbatim_above
 from .heldout import (
     MAX_LINE,
     MID_IDENT_SHARE,
@@ -83,22 +84,12 @@ VARIANTS = ("notebook", "cells", "notebook_folder")
 
 # ---- cases --------------------------------------------------------------------------------------------------------
 def notebook_cells(raw: bytes) -> list[dict[str, Any]] | None:
-    """A Python notebook's cells as {kind: code|markdown, text}; None if it is not a Python notebook."""
-    try:
-        nb = json.loads(raw)
-    except ValueError:
+    """A Python notebook's cells as {kind: code|markdown, text}; None if it is not a Python notebook (or has no
+    code)."""
+    cells = read_ipynb(raw)
+    if not cells or cells[0].language_id != "python" or not any(c.code and c.text.strip() for c in cells):
         return None
-    meta = nb.get("metadata") or {}
-    lang = (meta.get("kernelspec") or {}).get("language") or (meta.get("language_info") or {}).get("name") or "python"
-    if lang != "python" or not isinstance(nb.get("cells"), list):
-        return None
-    out = []
-    for c in nb["cells"]:
-        src = c.get("source", "")
-        text = "".join(src) if isinstance(src, list) else str(src)
-        if c.get("cell_type") in ("code", "markdown"):
-            out.append({"kind": c["cell_type"], "text": text})
-    return out if any(c["kind"] == "code" and c["text"].strip() for c in out) else None
+    return [{"kind": "code" if c.code else "markdown", "text": c.text} for c in cells]
 
 
 def source_notebooks(p: Package, data: bytes) -> list[tuple[str, list[dict[str, Any]]]]:
@@ -181,13 +172,11 @@ def case_cells(data: dict[str, Any], case: dict[str, Any]) -> tuple[list[dict[st
 
 
 def verbatim_above(data: dict[str, Any], case: dict[str, Any]) -> bool:
-    """The oracle: the case's whole line stands verbatim above it, in its cell or in a code cell above."""
+    """The oracle (:func:`bench.context.verbatim_above`): the case's whole line stands verbatim above it, in its
+    cell or in a code cell above."""
     cells = data["notebooks"][case["notebook"]]
-    text, off = cells[case["cell"]]["text"], case["offset"]
-    ls = text.rfind("\n", 0, off) + 1
-    want = (text[ls:off] + case["expected"]).strip()
-    above = [ln for c in cells[: case["cell"]] if c["kind"] == "code" for ln in c["text"].split("\n")]
-    return want in {ln.strip() for ln in above + text[:ls].split("\n")}
+    above = "".join(c["text"] + "\n" for c in cells[: case["cell"]] if c["kind"] == "code")
+    return context_verbatim_above(above + cells[case["cell"]]["text"], len(above) + case["offset"], case["expected"])
 
 
 # ---- playing a case --------------------------------------------------------------------------------------------

@@ -16,13 +16,12 @@ code cells are read as a notebook's layout reads them (:mod:`dgcomplete.notebook
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import time
 from urllib.parse import unquote, urlsplit
 
-from .notebooks import SEPARATOR, neutral
+from .notebooks import layouts, read_ipynb
 from .syntax.languages import EXTENSIONS, kin, language_for
 
 MAX_FILE_BYTES = 256_000  # bigger files are data or generated code
@@ -98,19 +97,13 @@ def language_of(path: str) -> str | None:
 
 
 def notebook_code(raw: str) -> str | None:
-    """A Jupyter notebook's Python code cells in order, laid out as an open notebook is (magics as comments);
-    None for a notebook of another language or no notebook at all."""
-    try:
-        nb = json.loads(raw)
-        meta = nb.get("metadata") or {}
-        lang = (meta.get("kernelspec") or {}).get("language") or (meta.get("language_info") or {}).get("name")
-        if lang not in (None, "python"):
-            return None
-        cells = [c.get("source", "") for c in nb["cells"] if c.get("cell_type") == "code"]
-        code = ["".join(src) if isinstance(src, list) else str(src) for src in cells]
-    except (ValueError, KeyError, TypeError, AttributeError):
+    """A Jupyter notebook's Python code cells in order, laid out as an open notebook is (magics as comments),
+    empty cells left out; None for a notebook of another language or no notebook at all."""
+    cells = read_ipynb(raw)
+    if cells is None or (cells and cells[0].language_id != "python"):
         return None
-    text = SEPARATOR.join(neutral(c, "python") for c in code if c.strip())
+    lay = layouts("", [c for c in cells if c.text.strip()]).get("python")
+    text = lay.text if lay is not None else ""  # a notebook without code: read, and empty
     return text if len(text) <= MAX_FILE_BYTES else None
 
 

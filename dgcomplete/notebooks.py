@@ -12,6 +12,7 @@ Plain data only: :mod:`server` turns LSP's notebook messages into :class:`Cell` 
 
 from __future__ import annotations
 
+import json
 import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -45,6 +46,26 @@ class Layout:
     language_id: str | None
     text: str
     cells: dict[str, tuple[int, int]] = field(default_factory=dict)  # cell URI -> (first line in ``text``, lines)
+
+
+def read_ipynb(raw: str | bytes) -> list[Cell] | None:
+    """A Jupyter notebook file's code and Markdown cells in order (``Cell.uri``: the cell's index), each code cell
+    in the notebook's language (its kernel's; Python when the file names none); None when ``raw`` is no notebook.
+    For what is not open in an editor: the folder index reads the workspace's notebooks so, and the notebook
+    benchmark its sources."""
+    try:
+        nb = json.loads(raw)
+        meta = nb.get("metadata") or {}
+        lang = (meta.get("kernelspec") or {}).get("language") or (meta.get("language_info") or {}).get("name")
+        out = []
+        for i, c in enumerate(nb["cells"]):
+            kind, src = c.get("cell_type"), c.get("source", "")
+            if kind in ("code", "markdown"):
+                text = "".join(src) if isinstance(src, list) else str(src)
+                out.append(Cell(str(i), lang or "python", text, code=kind == "code"))
+    except (ValueError, KeyError, TypeError, AttributeError):
+        return None
+    return out
 
 
 def key_of(notebook_uri: str, lang: str) -> str:
