@@ -66,7 +66,6 @@ class RewriteServer(Protocol):
     settings: RewriteSettings
     client_capabilities: lsp.ClientCapabilities
     work_done_progress: Progress
-    workspace: Any  # pygls' Workspace (documents typed before the engine had them)
 
     def view(self, uri: str) -> View: ...
 
