@@ -18,8 +18,8 @@
 import fs from "node:fs";
 import path from "node:path";
 
-import { ART, BASE_SETTINGS, checker, env, launch, MODEL, prepareRun, PYTHON, quickOpen, root, runCommand, runMain,
-  sleep, stopCodeServer, VSIX, writeUserSettings } from "./util.mjs";
+import { ART, checker, env, launch, MODEL, prepareRun, quickOpen, root, runCommand, runMain, sleep, stopCodeServer,
+  TYPING_SETTINGS, VSIX } from "./util.mjs";
 
 const WORK = path.join(ART, "vscode");
 const SHOT = path.join(ART, "vscode-ghost-text.png");
@@ -42,17 +42,13 @@ async function openFile(page, name, marker) {
 }
 
 async function main() {
-  const dirs = prepareRun(WORK);
-  const { ws } = dirs;
-  writeUserSettings(dirs, {
-    ...BASE_SETTINGS,
-    "editor.autoClosingBrackets": "never",
-    "editor.autoClosingQuotes": "never",
-    "dgcomplete.command": [PYTHON, "-m", "dgcomplete", "serve", "--log-file", path.join(WORK, "daemon.log")],
+  const dirs = prepareRun(WORK, {
+    ...TYPING_SETTINGS,
     "dgcomplete.modelPath": MODEL,
     "dgcomplete.maxLines": 4,
     "dgcomplete.statsIntervalSeconds": 5,
   });
+  const { ws } = dirs;
 
   // a file the memorizer has seen (tests/helpers.py MEMO_TEXT); we type the start of a word it knows
   const original = 'def add(a, b):\n    return a + b\n\n\ndef greet(name):\n    message = "hello " + name\n' +

@@ -17,8 +17,8 @@
 import fs from "node:fs";
 import path from "node:path";
 
-import { ART, BASE_SETTINGS, checker, env, launch, MODEL, prepareRun, PYTHON, quickOpen, root, runCommand, runMain,
-  sleep, stopCodeServer, writeUserSettings } from "./util.mjs";
+import { ART, checker, env, launch, MODEL, prepareRun, quickOpen, root, runCommand, runMain, sleep, stopCodeServer,
+  TYPING_SETTINGS } from "./util.mjs";
 
 const WORK = path.join(ART, "vscode-notebook");
 const SHOT = path.join(ART, "vscode-notebook.png");
@@ -43,17 +43,13 @@ const NOTEBOOK = {
 };
 
 async function main() {
-  const dirs = prepareRun(WORK);
-  const { ws } = dirs;
-  writeUserSettings(dirs, {
-    ...BASE_SETTINGS,
-    "editor.autoClosingBrackets": "never",
-    "editor.autoClosingQuotes": "never",
+  const dirs = prepareRun(WORK, {
+    ...TYPING_SETTINGS,
     "notebook.lineNumbers": "on",
-    "dgcomplete.command": [PYTHON, "-m", "dgcomplete", "serve", "--log-file", path.join(WORK, "daemon.log")],
     "dgcomplete.modelPath": MODEL,
     ...(SHIPPED ? {} : { "dgcomplete.serverSettings": { contextSources: ["document"], minConfidence: 0 } }),
   });
+  const { ws } = dirs;
   const file = path.join(ws, "analysis.ipynb");
   fs.writeFileSync(file, JSON.stringify(NOTEBOOK, null, 1));
 

@@ -15,8 +15,7 @@
 import fs from "node:fs";
 import path from "node:path";
 
-import { ART, BASE_SETTINGS, CODE_SERVER, env, installVsix, MODEL, openWorkbench, prepareRun, PYTHON, quickOpen,
-  root, runMain, sleep, startCodeServer, stopCodeServer, VSIX, waitHttp, writeUserSettings } from "./util.mjs";
+import { ART, env, launch, MODEL, prepareRun, quickOpen, root, runMain, sleep, stopCodeServer, VSIX } from "./util.mjs";
 
 const WORK = path.join(ART, "vscode-screenshot");
 const SHOT = path.join(ART, "vscode-screenshot.png");
@@ -53,29 +52,22 @@ const INDENT = "        "; // what VS Code's Python indentation rules put after 
 const log = (...a) => console.error("[vscode-screenshot]", ...a);
 
 async function main() {
-  const dirs = prepareRun(WORK);
-  const { profile, ws } = dirs;
   // VS Code settings as in e2e.mjs; of dgcomplete's only the command line (the workspace is a temporary folder
   // without .venv) and, when DG_MODEL names one, the checkpoint
-  writeUserSettings(dirs, {
-    ...BASE_SETTINGS,
+  const dirs = prepareRun(WORK, {
     "editor.stickyScroll.enabled": false,
-    "dgcomplete.command": [PYTHON, "-m", "dgcomplete", "serve", "--log-file", path.join(WORK, "daemon.log")],
     ...(MODEL ? { "dgcomplete.modelPath": MODEL } : {}),
   });
+  const { ws } = dirs;
   const file = path.join(ws, FILE);
   fs.writeFileSync(file, SCENARIO);
 
   log("installing", path.relative(root, VSIX), "model:", MODEL || "embedded (dg-code-tiny)");
-  const inst = installVsix(CODE_SERVER, VSIX, dirs);
-  if (!/successfully installed/i.test(inst)) throw new Error(`vsix not installed: ${inst}`);
-
-  const { cs, port } = await startCodeServer(CODE_SERVER, WORK, dirs);
-  let browser;
+  const fail = (what, ok, detail) => {
+    if (!ok) throw new Error(`${what}: no (${JSON.stringify(detail)})`);
+  };
+  const { cs, browser, page } = await launch(dirs, WORK, fail, 2); // 2: sharp at the README's width
   try {
-    if (!(await waitHttp(`http://127.0.0.1:${port}/healthz`, 60000))) throw new Error("code-server did not listen");
-    let page;
-    ({ browser, page } = await openWorkbench(profile, port, ws, 2)); // 2: sharp at the README's width
     await sleep(1500);
 
     // open the file through Quick Open
@@ -146,12 +138,12 @@ async function main() {
     }
   } catch (e) {
     try {
-      const pages = browser?.pages() ?? [];
+      const pages = browser.pages();
       if (pages[0]) await pages[0].screenshot({ path: path.join(ART, "vscode-screenshot-failure.png") });
     } catch { /* best effort */ }
     throw e;
   } finally {
-    await browser?.close().catch(() => undefined);
+    await browser.close().catch(() => undefined);
     stopCodeServer(cs);
   }
 }

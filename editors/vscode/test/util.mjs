@@ -96,12 +96,23 @@ export function freshRun(work, root) {
   return dirs;
 }
 
-// A run's fresh folders (freshRun), once everything it drives is there: a clear error naming what is missing
-export function prepareRun(work) {
+// A run's fresh folders (freshRun), once everything it drives is there (a clear error naming what is missing),
+// with VS Code's user settings: BASE_SETTINGS, the daemon's command line (daemonCommand), then the run's own
+export function prepareRun(work, settings = {}) {
   for (const [what, p] of [["code-server", CODE_SERVER], ["vsix", VSIX], ["chromium", CHROMIUM], ["python", PYTHON]]) {
     if (!fs.existsSync(p)) throw new Error(`${what} not found at ${p} (run make -C editors setup vsix)`);
   }
-  return freshRun(work, root);
+  const dirs = freshRun(work, root);
+  writeUserSettings(dirs, { ...BASE_SETTINGS, "dgcomplete.command": daemonCommand(work), ...settings });
+  return dirs;
+}
+
+// What the tests type must reach the daemon as typed: no closing bracket or quote added by the editor
+export const TYPING_SETTINGS = { "editor.autoClosingBrackets": "never", "editor.autoClosingQuotes": "never" };
+
+// dgcomplete.command for a run: the venv's daemon on stdio, its log in `work` (the workspace has no .venv)
+export function daemonCommand(work) {
+  return [PYTHON, "-m", "dgcomplete", "serve", "--log-file", path.join(work, "daemon.log")];
 }
 
 export function writeUserSettings(dirs, settings) {
