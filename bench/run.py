@@ -45,6 +45,7 @@ def _get(d: dict[str, Any], dotted: str) -> Any:
 
 
 CONTEXT_KEYS = ("n", "exact", "shown", "precision", "parse_rate", "length_ratio")  # kept of each bench.context run
+TYPING_KEYS = ("lines", "saved", "lines_completed", "lines_helped", "wrong_per_line", "wrong_lines", "accepted_share")
 
 
 def _pick(d: dict[str, Any] | None, *keys: str) -> dict[str, Any]:
@@ -132,6 +133,20 @@ def part_context(model: Path, args: argparse.Namespace, log: Any) -> dict[str, A
                                               for f, v in fams.items()}}
         else:
             out.update(part)
+    # the test split's lines typed character by character, a request after each (bench.typing_replay)
+    from .typing_replay import main as typing_main
+
+    argv = ["--split", "test", "--out", str(res_dir / "typing_test.json"), "--model", str(model)]
+    if args.quick:
+        argv += ["--n", "3"]
+    if args.threads:
+        argv += ["--threads", str(args.threads)]
+    ty = typing_main(argv)
+    out["typing"] = {"all": ty["all"], "n": ty["n"], "split": ty["split"],
+                     "by_family": {f: {k: v.get(k) for k in TYPING_KEYS} for f, v in ty["by_family"].items()}}
+    t = ty["all"]
+    log(f"  typing (test): saved {t['saved']} lines completed {t['lines_completed']} wrong/line {t['wrong_per_line']} "
+        f"accepted share {t['accepted_share']}")
     if not args.quick:  # notebook cells, the notebook in view against the cell alone (bench.notebooks)
         from .notebooks import main as notebooks_main
 
@@ -246,6 +261,8 @@ def flatten(results: dict[str, Any], args: argparse.Namespace, model: dict[str, 
                           "by_family": (ctx.get("langs") or {}).get("by_family")},
         **{f"context_{key}": _pick((ctx.get(key) or {}).get("all") or {}, *CONTEXT_KEYS)
            for key in ("workspace", "workspace_langs")},
+        "typing": {**_pick((ctx.get("typing") or {}).get("all") or {}, *TYPING_KEYS, "latency_ms"),
+                   "by_family": (ctx.get("typing") or {}).get("by_family")},
         "context_notebooks": {v: _pick(m, *CONTEXT_KEYS) for v, m in (ctx.get("notebooks") or {}).items()
                               if v != "paired"} | ({"paired": ctx["notebooks"]["paired"]} if ctx.get("notebooks") else {}),
         "humaneval_single_line_pass1": (he1.get("pass1") or {}).get("ours"),
@@ -344,6 +361,13 @@ def summary_md(flat: dict[str, Any], results: dict[str, Any]) -> str:
             L += [f"- {what}, one file open and its package as the workspace folder, {cw['n']} requests: exact "
                   f"**{_fmt(cw.get('exact'))}**, shown {_fmt(cw.get('shown'))}, precision {_fmt(cw.get('precision'))}, "
                   f"parse {_fmt(cw.get('parse_rate'))} ({name})"]
+    ty = flat.get("typing") or {}
+    if ty.get("lines"):
+        L += [f"- Typing the test split's {ty['lines']} whole lines character by character, a request after each "
+              f"(a typist who accepts every suggestion that is right): **{_fmt(ty.get('saved'))}** of the characters "
+              f"saved, {_fmt(ty.get('lines_completed'))} of the lines completed by a suggestion, "
+              f"{_fmt(ty.get('wrong_per_line'))} wrong suggestions read per line, "
+              f"{_fmt(ty.get('accepted_share'))} of the suggestions read accepted (typing_test.json)"]
     nb = flat.get("context_notebooks") or {}
     if (nb.get("notebook") or {}).get("n"):
         a, b, f = nb["notebook"], nb.get("cells") or {}, nb.get("notebook_folder") or {}

@@ -72,6 +72,7 @@ def test_bench_run_smoke(tiny_model, tmp_path):
     assert res["latency_ms"]["n"] >= 1
     assert res["context"]["n"] == 8 and 0 <= res["context"]["shown"] <= 1  # held-out suggestions through the daemon
     assert res["context_langs"]["n"] == 8 and res["context_langs"]["by_family"]  # Go, Rust, C, Java: the same
+    assert res["typing"]["lines"] == 3 and 0 <= res["typing"]["saved"] < 1  # lines typed with suggestions
     assert res["rss_mb"]["after_requests"] >= res["rss_mb"]["after_load"] * 0.5
 
 

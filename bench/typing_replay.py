@@ -1,0 +1,346 @@
+"""What typing with dgcomplete saves: held-out lines re-typed character by character through the real daemon.
+
+:mod:`bench.context` asks once per line, at one position.  A user asks at every keystroke: a suggestion that is
+wrong after ``re`` may be right after ``ret``, and a wrong one shown at every keystroke of a line is noise the
+single request never sees.  So each ``whole_line`` case of a :mod:`bench.heldout` split is replayed as a typist
+would write it: the case's other files and its document are opened (the line's text removed, the cursor after
+its indentation, as an editor leaves it after Enter), an Automatic ``textDocument/inlineCompletion`` is sent,
+and then the line is typed one character at a time (an incremental ``didChange`` each), with a request after
+every character.  The typist reads every suggestion:
+
+* one whose first line is exactly the rest of the line is accepted (Tab: one keystroke) and the line is done;
+* a one-line suggestion that is a proper prefix of the rest (``foo(`` of ``foo(bar)``) is accepted too and the
+  typist goes on from its end;
+* anything else is *wrong*: the typist types on past it.
+
+Reported over all lines and by language family: ``saved`` (share of the line's characters the typist did not
+type: 1 - keystrokes / characters, Tab counted as a keystroke), ``lines_completed`` (share of lines a suggestion
+finished), ``lines_helped`` (share with at least one acceptance), ``wrong`` (wrong suggestions read: one that
+only goes on showing while the typist types through it, the same line, is read once), ``wrong_per_line``,
+``wrong_lines`` (share of lines that showed one), ``accepted_share`` (accepted among the suggestions read:
+what editors call the acceptance rate), keystrokes with a wrong suggestion on screen per 100, the characters
+typed before the first acceptance (median), multi-line suggestions accepted with lines after the first that
+the file did not have, and the request latency.  A typist who reads every suggestion is an upper bound on what
+a user takes; the wrong counts are what such a typist had to read past.
+
+``--observe`` (with ``--set minConfidence=0``) accepts nothing and keeps every suggestion with its confidence;
+``--sweep DUMP`` then replays those lines offline with the gate at several thresholds (:func:`simulate`).
+
+    python -m bench.typing_replay [--split test] [--n N] [--model DIR] [--set key=JSON ...] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from lsprotocol import types as lsp
+
+from . import (
+    RESULTS,
+    Timer,
+    display_path,
+    emit,
+    loadavg,
+    machine_info,
+    model_info,
+    pct,
+    resolve_model,
+    spread,
+)
+from .context import REQUEST_TIMEOUT_S, OptionsDaemon, code_version, parse_sets, shown_text
+from .heldout import OUT as HELDOUT
+from .heldout import SPLITS, case_document, family, load, other_text
+from .latency import pos_at
+
+THRESHOLDS = [0.0, 0.2, 0.25, 0.29, 0.33, 0.37, 0.41, 0.45, 0.5, 0.6]
+MAX_LINE_CHARS = 120  # longer lines are left out: a typist of 120 characters is a paste
+
+
+def judge(shown: str, remaining: str) -> str | None:
+    """What a typist does with a suggestion that shows ``shown`` (the text after the cursor) when ``remaining``
+    is what is left to type on the line: ``"complete"`` (accept, the line is done), ``"part"`` (accept, then
+    type on), ``"wrong"`` (type past it), or None when nothing is shown."""
+    if not shown.strip():
+        return None
+    head = shown.split("\n", 1)[0].rstrip()
+    rest = remaining.rstrip()
+    if head == rest and head.strip():
+        return "complete"
+    if "\n" not in shown and rest.startswith(shown) and len(shown) < len(rest):
+        return "part"
+    return "wrong"
+
+
+def extra_lines_right(shown: str, after: str) -> bool:
+    """A multi-line suggestion's lines after the first are the lines the file has after the line."""
+    extra = shown.split("\n")[1:]
+    if not extra:
+        return True
+    want = after.lstrip("\n").split("\n")[: len(extra)] if after.startswith("\n") else []
+    return [s.rstrip() for s in extra] == [w.rstrip() for w in want]
+
+
+class Typist:
+    """One line typed into one open document; the document's text is mirrored to send ranged edits."""
+
+    def __init__(self, daemon: OptionsDaemon, uri: str, text: str, cursor: int) -> None:
+        self.d, self.uri, self.text, self.cursor, self.version = daemon, uri, text, cursor, 1
+
+    def insert(self, s: str) -> None:
+        pos = pos_at(self.text, self.cursor)
+        self.text = self.text[: self.cursor] + s + self.text[self.cursor:]
+        self.cursor += len(s)
+        self.version += 1
+        self.d.client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            text_document=lsp.VersionedTextDocumentIdentifier(uri=self.uri, version=self.version),
+            content_changes=[lsp.TextDocumentContentChangePartial(range=lsp.Range(start=pos, end=pos), text=s)]))
+
+    async def ask(self) -> tuple[str, float, str]:
+        """The shown text after the cursor ("" when nothing), the request's ms, and an error if any."""
+        params = lsp.InlineCompletionParams(
+            context=lsp.InlineCompletionContext(trigger_kind=lsp.InlineCompletionTriggerKind.Automatic),
+            text_document=lsp.TextDocumentIdentifier(self.uri), position=pos_at(self.text, self.cursor))
+        t0 = time.perf_counter()
+        try:
+            res = await asyncio.wait_for(self.d.client.text_document_inline_completion_async(params),
+                                         REQUEST_TIMEOUT_S)
+            items = list(getattr(res, "items", None) or (res if isinstance(res, list) else []))
+            err = ""
+        except Exception as e:  # a server error or a timeout counts as nothing shown
+            items, err = [], f"{type(e).__name__}: {e}"[:200]
+        ms = (time.perf_counter() - t0) * 1e3
+        return (shown_text(self.text, self.cursor, items[0])[0] if items else ""), ms, err
+
+
+async def type_line(daemon: OptionsDaemon, data: dict[str, Any], case: dict[str, Any],
+                    observe: bool = False) -> dict[str, Any]:
+    """Open the case, type its line with suggestions, close; one record.  ``observe``: accept nothing, type every
+    character and keep every suggestion with its confidence (run with ``minConfidence`` 0 for :func:`simulate`)."""
+    files = data["files"]
+    doc, cursor = case_document(files, case)
+    lang = files[case["file"]]["lang"]
+    client = daemon.client
+    opened = []
+    for fid in case["others"]:
+        uri = f"file:///typing/{case['id']}/{fid}"
+        client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(
+            uri=uri, language_id=files[fid]["lang"], version=0,
+            text=other_text(files, fid, data.get("others_max_chars", 30_000)))))
+        opened.append(uri)
+    uri = f"file:///typing/{case['id']}/doc/{case['file']}"
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(
+        uri=uri, language_id=lang, version=1, text=doc)))
+    opened.append(uri)
+    line = case["expected"].rstrip()
+    after = doc[cursor:]
+    t = Typist(daemon, uri, doc, cursor)
+    done, keys, wrong, wrong_keys, accepts, first_accept_at, bad_extra = 0, 0, 0, 0, [], None, 0
+    on_screen = ""  # the line the last wrong suggestion would have made
+    errors: list[str] = []
+    ms: list[float] = []
+    seen: list[dict[str, Any]] = []
+    try:
+        while done < len(line):
+            shown, took, err = await t.ask()
+            ms.append(took)
+            if err:
+                errors.append(err)
+            verdict = judge(shown, line[done:])
+            if verdict is not None or observe:  # what was on screen, and the engine's account of it
+                last = (await daemon.stats()).get("last") or {}
+                seen.append({"at": done, "shown": shown[:200], "verdict": verdict, "source": last.get("source"),
+                             "confidence": last.get("confidence")})
+            if verdict in ("complete", "part") and not observe:
+                take = shown.split("\n", 1)[0].rstrip() if verdict == "complete" else shown
+                if verdict == "complete" and not extra_lines_right(shown, after):
+                    bad_extra += 1
+                first_accept_at = done if first_accept_at is None else first_accept_at
+                accepts.append({"at": done, "chars": len(take), "verdict": verdict})
+                t.insert(take)
+                keys += 1
+                done += len(take)
+                continue
+            if verdict == "wrong":
+                wrong_keys += 1
+                full = line[:done] + shown.split("\n", 1)[0].rstrip()
+                wrong += full != on_screen  # a new suggestion to read, not the one before typed through
+                on_screen = full
+            t.insert(line[done])
+            keys += 1
+            done += 1
+    finally:
+        for u in opened:
+            client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(u)))
+    return {"id": case["id"], "package": files[case["file"]]["package"], "lang": lang, "family": family(lang),
+            "line": line, "chars": len(line), "keystrokes": keys, "requests": len(ms), "wrong": wrong,
+            "wrong_keystrokes": wrong_keys,
+            "accepts": accepts, "completed": any(a["verdict"] == "complete" for a in accepts),
+            "first_accept_at": first_accept_at, "bad_extra_lines": bad_extra, "ms": [round(x, 1) for x in ms],
+            "seen": seen, "errors": errors[:3]}
+
+
+def simulate(rec: dict[str, Any], threshold: float) -> dict[str, Any]:
+    """An observed line (``type_line(observe=True)`` with the gate open) replayed offline with the gate at
+    ``threshold``: a suggestion is on screen when its confidence reaches it (and, above 0, when it is more than one
+    character, as the daemon rules).  Exact but for what the daemon carries between keystrokes (a shown
+    suggestion's rest stays a candidate while it is typed through): accepting a part inserts the very characters
+    the typist would have typed, so the requests after it are the observed ones."""
+    by_at = {s["at"]: s for s in rec["seen"]}
+    n = rec["chars"]
+    done = keys = wrong = wrong_keys = 0
+    on_screen = ""
+    accepts: list[dict[str, Any]] = []
+    while done < n:
+        s = by_at.get(done)
+        conf = (s or {}).get("confidence")
+        on = (s is not None and isinstance(conf, (int, float)) and conf >= threshold
+              and (threshold <= 0 or len(s["shown"].strip()) > 1))
+        keys += 1
+        if on and s["verdict"] in ("complete", "part"):
+            take = len(s["shown"].split("\n", 1)[0].rstrip()) if s["verdict"] == "complete" else len(s["shown"])
+            accepts.append({"at": done, "chars": take, "verdict": s["verdict"]})
+            done += take
+            continue
+        if on and s["verdict"] == "wrong":
+            wrong_keys += 1
+            full = rec["line"][:done] + s["shown"].split("\n", 1)[0].rstrip()
+            wrong += full != on_screen
+            on_screen = full
+        done += 1
+    return {**rec, "keystrokes": keys, "wrong": wrong, "wrong_keystrokes": wrong_keys, "accepts": accepts,
+            "completed": any(a["verdict"] == "complete" for a in accepts),
+            "first_accept_at": accepts[0]["at"] if accepts else None, "ms": rec["ms"][:keys], "bad_extra_lines": 0}
+
+
+def sweep(recs: list[dict[str, Any]], thresholds: list[float]) -> list[dict[str, Any]]:
+    """:func:`simulate` at each threshold: saved characters against wrong suggestions read."""
+    out = []
+    for t in thresholds:
+        m = metrics([simulate(r, t) for r in recs])
+        out.append({"threshold": t, **{k: m[k] for k in ("saved", "lines_completed", "accepted", "wrong",
+                                                            "accepted_share", "wrong_lines")}})
+    return out
+
+
+def metrics(recs: list[dict[str, Any]]) -> dict[str, Any]:
+    """The report's figures for a group of lines."""
+    n = len(recs)
+    if not n:
+        return {"n": 0}
+    chars = sum(r["chars"] for r in recs)
+    keys = sum(r["keystrokes"] for r in recs)
+    ms = [x for r in recs for x in r["ms"]]
+    at = [r["first_accept_at"] for r in recs if r["first_accept_at"] is not None]
+    rnd = lambda v, d=4: None if v is None else round(v, d)  # noqa: E731
+    return {
+        "lines": n,
+        "chars": chars,
+        "keystrokes": keys,
+        "saved": rnd(1 - keys / chars) if chars else None,
+        "lines_completed": rnd(sum(r["completed"] for r in recs) / n),
+        "lines_helped": rnd(sum(bool(r["accepts"]) for r in recs) / n),
+        "accepted": sum(len(r["accepts"]) for r in recs),
+        "wrong": sum(r["wrong"] for r in recs),
+        "wrong_per_line": rnd(sum(r["wrong"] for r in recs) / n, 3),
+        "wrong_lines": rnd(sum(r["wrong"] > 0 for r in recs) / n),
+        "accepted_share": rnd(sum(len(r["accepts"]) for r in recs)
+                              / max(1, sum(len(r["accepts"]) + r["wrong"] for r in recs))),
+        "wrong_keystrokes_per_100": rnd(100 * sum(r["wrong_keystrokes"] for r in recs) / max(1, keys), 2),
+        "typed_before_accept_median": statistics.median(at) if at else None,
+        "multi_line_accepts_with_wrong_lines": sum(r["bad_extra_lines"] for r in recs),
+        "requests": len(ms),
+        "errors": sum(len(r["errors"]) for r in recs),
+        "latency_ms": {"p50": rnd(pct(ms, 50), 1), "p95": rnd(pct(ms, 95), 1)},
+    }
+
+
+def report(recs: list[dict[str, Any]]) -> dict[str, Any]:
+    fams = sorted({r["family"] for r in recs})
+    return {"all": metrics(recs), "by_family": {f: metrics([r for r in recs if r["family"] == f]) for f in fams}}
+
+
+async def run(model: Path, data: dict[str, Any], cases: list[dict[str, Any]], options: dict[str, Any],
+              threads: int | None, log: Any = None, observe: bool = False) -> list[dict[str, Any]]:
+    d = OptionsDaemon(model, options=options, threads=threads, log_dir=Path(tempfile.mkdtemp(prefix="dgtyping-")))
+    await d.start()
+    recs = []
+    try:
+        if cases:  # one warm-up line, not counted (the first request pays for the model's first pass)
+            await type_line(d, data, {**cases[0], "id": cases[0]["id"] + "-warmup"})
+        for i, case in enumerate(cases):
+            recs.append(await type_line(d, data, case, observe))
+            if log and (i + 1) % 25 == 0:
+                m = metrics(recs)
+                log(f"bench.typing_replay: {i + 1}/{len(cases)} lines, saved {m['saved']}, "
+                    f"completed {m['lines_completed']}, wrong/line {m['wrong_per_line']}")
+    finally:
+        await d.stop()
+    return recs
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--split", default="dev", choices=SPLITS)
+    ap.add_argument("--data", default=str(HELDOUT), help="folder of the built set (bench.heldout)")
+    ap.add_argument("--n", type=int, help="lines, spread evenly over the split's whole-line cases (default: all)")
+    ap.add_argument("--model", help="checkpoint directory (default: the embedded model)")
+    ap.add_argument("--threads", type=int)
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=JSON", help="an initialization option")
+    ap.add_argument("--observe", action="store_true",
+                    help="accept nothing and keep every suggestion (use with --set minConfidence=0), then --sweep")
+    ap.add_argument("--sweep", metavar="DUMP", help="simulate the gate's thresholds over an --observe dump")
+    ap.add_argument("--dump", help="per-line JSONL")
+    ap.add_argument("--note", help="a note stored with the results")
+    ap.add_argument("--out", help=f"write the JSON report here (e.g. {display_path(RESULTS / 'typing_replay.json')})")
+    a = ap.parse_args(argv)
+    if a.sweep:
+        recs = [json.loads(ln) for ln in Path(a.sweep).read_text().splitlines()]
+        res = {"benchmark": "typing_replay_sweep", "dump": display_path(a.sweep), "lines": len(recs),
+               "sweep": sweep(recs, THRESHOLDS)}
+        emit(res, a.out)
+        return res
+
+    from dgcomplete.model import load_model
+
+    model = resolve_model(a.model)
+    loaded = load_model(model)
+    data = load(a.split, Path(a.data))
+    lines = [c for c in data["cases"] if c["kind"] == "whole_line" and 0 < len(c["expected"].rstrip()) <= MAX_LINE_CHARS]
+    cases = spread(lines, a.n)
+    options = parse_sets(a.set)
+    t = Timer()
+    recs = asyncio.run(run(model, data, cases, options, a.threads, log=lambda s: print(s, file=sys.stderr),
+                           observe=a.observe))
+    if a.dump:
+        Path(a.dump).parent.mkdir(parents=True, exist_ok=True)
+        Path(a.dump).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs))
+    res = {
+        "benchmark": "typing_replay",
+        "split": a.split,
+        "data": display_path(Path(a.data) / f"{a.split}.json.xz"),
+        "n": len(cases),
+        "settings": {"set": options, "threads": a.threads, "trigger": "automatic, after every character",
+                     "warmup_lines": 1, "max_line_chars": MAX_LINE_CHARS, "other_open_files": True,
+                     "accept_rule": "first line == rest of the line (stripped at the right), or a one-line "
+                     "proper prefix of it; Tab counts as a keystroke"},
+        "model": model_info(loaded),
+        "code": code_version(a.note),
+        "machine": {**machine_info(), "loadavg_end": loadavg()},
+        "wall_s": round(t.s, 1),
+        "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        **({"sweep": sweep(recs, THRESHOLDS)} if a.observe else report(recs)),
+    }
+    emit(res, a.out)
+    return res
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,56 @@
+"""The typing replay (bench.typing_replay): its reading of a suggestion, and one replay through the real daemon
+on the tiny random checkpoint (the accounting is checked, not quality)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from bench import heldout, typing_replay
+from bench.typing_replay import extra_lines_right, judge
+
+from .test_bench_context import _build
+
+
+def test_a_typist_reads_a_suggestion_as_the_rest_of_the_line_a_part_of_it_or_wrong():
+    assert judge("", "return x") is None and judge("  ", "return x") is None
+    assert judge("return x", "return x") == "complete"
+    assert judge("return x  ", "return x") == "complete"  # trailing blanks do not count
+    assert judge("return x\n    y = 2", "return x") == "complete"  # the first line decides; the rest is checked apart
+    assert judge("return", "return x") == "part"  # a proper prefix on one line: accepted, the typist goes on
+    assert judge("return\n", "return x") == "wrong"  # a prefix that breaks the line is not
+    assert judge("return y", "return x") == "wrong"
+    assert judge("return x + 1", "return x") == "wrong"  # longer than the line
+    assert judge(" str:", " str:") == "complete" and judge("str:", " str:") == "wrong"  # leading blanks count
+
+
+def test_the_lines_after_the_first_are_held_against_the_file():
+    after = "\n    b = 2\n    c = 3\n"
+    assert extra_lines_right("a = 1", after)
+    assert extra_lines_right("a = 1\n    b = 2", after)
+    assert extra_lines_right("a = 1\n    b = 2\n    c = 3", after)
+    assert not extra_lines_right("a = 1\n    b = 3", after)
+    assert not extra_lines_right("a = 1\n    b = 2", "")
+
+
+def test_replay_through_the_daemon(tiny_model: Path, tmp_path: Path):
+    data = _build(2)
+    heldout.write(data, tmp_path)
+    out, dump = tmp_path / "typing.json", tmp_path / "typing.jsonl"
+    res = typing_replay.main(["--data", str(tmp_path), "--split", "dev", "--model", str(tiny_model),
+                              "--threads", "1", "--set", "minConfidence=0", "--dump", str(dump), "--out", str(out)])
+    assert json.loads(out.read_text()) == res
+    lines = [c for c in data["cases"] if c["kind"] == "whole_line"]
+    assert res["n"] == len(lines) == 2 and set(res["by_family"]) <= {"python", "js"}
+    recs = [json.loads(ln) for ln in dump.read_text().splitlines()]
+    assert [r["line"] for r in recs] == [c["expected"].rstrip() for c in lines]
+    for r in recs:
+        accepted = sum(a["chars"] for a in r["accepts"])
+        # every character was typed or accepted, every keystroke was one or the other, one request per keystroke
+        assert r["keystrokes"] == len(r["accepts"]) + (r["chars"] - accepted)
+        assert r["requests"] == r["keystrokes"] and r["errors"] == []
+        assert 0 <= r["wrong"] <= r["requests"]
+    m = res["all"]
+    assert m["keystrokes"] == sum(r["keystrokes"] for r in recs) and m["chars"] == sum(r["chars"] for r in recs)
+    assert m["saved"] == round(1 - m["keystrokes"] / m["chars"], 4) and m["latency_ms"]["p50"] > 0
+    assert str(Path(__file__).resolve().parent.parent) not in out.read_text()  # no machine paths
