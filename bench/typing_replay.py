@@ -61,7 +61,7 @@ from .heldout import SPLITS, case_document, family, load, other_text
 from .latency import pos_at
 
 THRESHOLDS = [0.0, 0.2, 0.25, 0.29, 0.33, 0.37, 0.41, 0.45, 0.5, 0.6]
-MAX_LINE_CHARS = 120  # longer lines are left out: a typist of 120 characters is a paste
+MAX_LINE_CHARS = 120  # longer lines are left out: one that long is pasted more often than typed (1 of 303 on dev)
 
 
 def judge(shown: str, remaining: str) -> str | None:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from bench import heldout, typing_replay
-from bench.typing_replay import extra_lines_right, judge
+from bench.typing_replay import extra_lines_right, judge, simulate, sweep
 
 from .test_bench_context import _build
 
@@ -31,6 +31,26 @@ def test_the_lines_after_the_first_are_held_against_the_file():
     assert extra_lines_right("a = 1\n    b = 2\n    c = 3", after)
     assert not extra_lines_right("a = 1\n    b = 3", after)
     assert not extra_lines_right("a = 1\n    b = 2", "")
+
+
+def test_an_observed_line_replays_offline_at_any_threshold():
+    """--observe keeps every suggestion with its confidence; simulate() puts the gate back at a threshold: what is
+    on screen, what the typist accepts (and so skips typing), and each wrong suggestion read once while it stays."""
+    seen = [{"at": 0, "shown": "retry()", "verdict": "wrong", "confidence": 0.5},
+            {"at": 1, "shown": "etry()", "verdict": "wrong", "confidence": 0.5},  # the same line, typed through
+            {"at": 2, "shown": "ise", "verdict": "wrong", "confidence": 0.5},  # a new one: "raise"
+            {"at": 3, "shown": "urn x", "verdict": "complete", "confidence": 0.3},
+            {"at": 4, "shown": "r", "verdict": "part", "confidence": 0.9}]  # one character: not shown under a gate
+    rec = {"line": "return x", "chars": 8, "seen": seen, "ms": [1.0] * 8, "errors": []}
+    low, high = simulate(rec, 0.25), simulate(rec, 0.4)
+    assert low["keystrokes"] == 4 and low["wrong"] == 2 and low["wrong_keystrokes"] == 3  # typed r, e, t, then Tab
+    assert low["accepts"] == [{"at": 3, "chars": 5, "verdict": "complete"}] and low["first_accept_at"] == 3
+    assert high["keystrokes"] == 8 and high["wrong"] == 2 and not high["accepts"] and not high["completed"]
+    assert simulate(rec, 0.6)["wrong"] == 0
+    opened = simulate(rec, 0.0)  # minConfidence 0 shows everything, one character too
+    assert opened["keystrokes"] == 4 and opened["accepts"][0]["at"] == 3
+    points = sweep([rec], [0.25, 0.4])
+    assert [p["accepted"] for p in points] == [1, 0] and points[0]["saved"] == 0.5
 
 
 def test_replay_through_the_daemon(tiny_model: Path, tmp_path: Path):
