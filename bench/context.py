@@ -195,6 +195,40 @@ def _uri(case_id: str, fid: str, split: str | None = None) -> str:
 TRIGGERS = {"automatic": lsp.InlineCompletionTriggerKind.Automatic, "invoked": lsp.InlineCompletionTriggerKind.Invoked}
 
 
+async def ask_inline(client: Any, uri: str, text: str, cursor: int,
+                     trigger: str = "automatic") -> tuple[list[Any], float, str]:
+    """One ``textDocument/inlineCompletion`` at ``cursor`` of ``text`` (the client's copy of ``uri``): the items,
+    the client-measured ms, and the error ("" when none; a server error or a timeout counts as nothing shown)."""
+    params = lsp.InlineCompletionParams(
+        context=lsp.InlineCompletionContext(trigger_kind=TRIGGERS[trigger]),
+        text_document=lsp.TextDocumentIdentifier(uri), position=pos_at(text, cursor))
+    t0 = time.perf_counter()
+    try:
+        res = await asyncio.wait_for(client.text_document_inline_completion_async(params), REQUEST_TIMEOUT_S)
+        items, err = list(getattr(res, "items", None) or (res if isinstance(res, list) else [])), ""
+    except Exception as e:
+        items, err = [], f"{type(e).__name__}: {e}"[:200]
+    return items, round((time.perf_counter() - t0) * 1e3, 2), err
+
+
+def open_case(client: Any, data: dict[str, Any], case: dict[str, Any], doc: str, *, others: bool = True,
+              split: str | None = None, doc_id: str | None = None) -> tuple[str, list[str]]:
+    """``didOpen`` a case's other files of its package (trimmed as the set says), then its document ``doc`` last
+    (the most recent one); the document's URI and every URI opened, to close after. ``split``: as files of the
+    unpacked package (``--workspace``); ``doc_id``: the case id the document's URI is made from (a warm-up's own)."""
+    files, opened = data["files"], []
+    for fid in case["others"] if others else []:
+        uri = _uri(case["id"], fid, split)
+        client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(
+            uri=uri, language_id=files[fid]["lang"], version=0,
+            text=other_text(files, fid, data.get("others_max_chars", 30_000)))))
+        opened.append(uri)
+    uri = _uri(doc_id or case["id"], case["file"], split)
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(
+        uri=uri, language_id=files[case["file"]]["lang"], version=1, text=doc)))
+    return uri, [*opened, uri]
+
+
 async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dict[str, Any]],
                     tokenizer: Any = None, variant: str = "default", trigger: str = "automatic",
                     others: bool = True, workspace: bool = False) -> list[dict[str, Any]]:
@@ -214,34 +248,15 @@ async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dic
         warmup = i == 0
         doc, cursor = case_document(files, case)
         lang = files[case["file"]]["lang"]
-        opened = []
-        for fid in case["others"] if others else []:
-            uri = _uri(case["id"], fid, split)
-            client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(
-                uri=uri, language_id=files[fid]["lang"], version=0,
-                text=other_text(files, fid, data.get("others_max_chars", 30_000)))))
-            opened.append(uri)
-        uri = _uri(case["id"] + ("-warmup" if warmup else ""), case["file"], split)
-        client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(
-            uri=uri, language_id=lang, version=1, text=doc)))
-        opened.append(uri)
+        uri, opened = open_case(client, data, case, doc, others=others, split=split,
+                                doc_id=case["id"] + ("-warmup" if warmup else ""))
         if workspace:
             await _folders_read(daemon)
-        params = lsp.InlineCompletionParams(
-            context=lsp.InlineCompletionContext(trigger_kind=TRIGGERS[trigger]),
-            text_document=lsp.TextDocumentIdentifier(uri), position=pos_at(doc, cursor))
         rec: dict[str, Any] = {"id": case["id"], "variant": variant, "package": files[case["file"]]["package"],
                                "lang": lang, "family": family(lang), "kind": case["kind"],
                                "expected": case["expected"], "shown": False, "text": "", "exact": False,
                                "parses": None, "error": "", "items": 0, "any_exact": False}
-        t0 = time.perf_counter()
-        try:
-            res = await asyncio.wait_for(client.text_document_inline_completion_async(params), REQUEST_TIMEOUT_S)
-            items = list(getattr(res, "items", None) or (res if isinstance(res, list) else []))
-        except Exception as e:  # a server error or a timeout counts as nothing shown
-            items = []
-            rec["error"] = f"{type(e).__name__}: {e}"[:200]
-        rec["ms"] = round((time.perf_counter() - t0) * 1e3, 2)
+        items, rec["ms"], rec["error"] = await ask_inline(client, uri, doc, cursor, trigger)
         try:
             last = (await daemon.stats()).get("last") or {}
         except Exception:

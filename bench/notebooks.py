@@ -45,9 +45,9 @@ from dgcomplete.notebooks import neutral, read_ipynb
 
 from . import ROOT, Timer, emit, machine_info, model_info, resolve_model
 from .context import (
-    REQUEST_TIMEOUT_S,
     OptionsDaemon,
     _folders_read,
+    ask_inline,
     first_line,
     metrics,
     parses_after,
@@ -64,7 +64,6 @@ from .heldout import (
     fetch,
     member_path,
 )
-from .latency import pos_at
 
 NOTEBOOK_ONLY = r"\.ipynb$"
 NO_EXCLUDE = r"(?!)"  # examples and docs are where the notebooks are
@@ -208,21 +207,12 @@ async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dic
             for j in [*(j for j in code if j != case["cell"]), case["cell"]]:
                 client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(
                     uri=_cell_uri(cid, j), language_id="python", version=1, text=cells[j]["text"])))
-        params = lsp.InlineCompletionParams(
-            context=lsp.InlineCompletionContext(trigger_kind=lsp.InlineCompletionTriggerKind.Automatic),
-            text_document=lsp.TextDocumentIdentifier(_cell_uri(cid, case["cell"])), position=pos_at(doc, cursor))
         if folder is not None:
             await _folders_read(daemon)
         rec: dict[str, Any] = {"id": case["id"], "variant": variant, "package": case["package"], "lang": "python",
                                "family": "python", "kind": case["kind"], "expected": case["expected"], "shown": False,
                                "text": "", "exact": False, "parses": None, "error": "", "items": 0}
-        t0 = time.perf_counter()
-        try:
-            res = await asyncio.wait_for(client.text_document_inline_completion_async(params), REQUEST_TIMEOUT_S)
-            items = list(getattr(res, "items", None) or [])
-        except Exception as e:  # a server error or a timeout counts as nothing shown
-            items, rec["error"] = [], f"{type(e).__name__}: {e}"[:200]
-        rec["ms"] = round((time.perf_counter() - t0) * 1e3, 2)
+        items, rec["ms"], rec["error"] = await ask_inline(client, _cell_uri(cid, case["cell"]), doc, cursor)
         try:
             last = (await daemon.stats()).get("last") or {}
         except Exception:

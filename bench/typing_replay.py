@@ -55,9 +55,9 @@ from . import (
     resolve_model,
     spread,
 )
-from .context import REQUEST_TIMEOUT_S, OptionsDaemon, code_version, parse_sets, shown_text
+from .context import OptionsDaemon, ask_inline, code_version, open_case, parse_sets, shown_text
 from .heldout import OUT as HELDOUT
-from .heldout import SPLITS, case_document, family, load, other_text
+from .heldout import SPLITS, case_document, family, load
 from .latency import pos_at
 
 THRESHOLDS = [0.0, 0.2, 0.25, 0.29, 0.33, 0.37, 0.41, 0.45, 0.5, 0.6]
@@ -105,18 +105,7 @@ class Typist:
 
     async def ask(self) -> tuple[str, float, str]:
         """The shown text after the cursor ("" when nothing), the request's ms, and an error if any."""
-        params = lsp.InlineCompletionParams(
-            context=lsp.InlineCompletionContext(trigger_kind=lsp.InlineCompletionTriggerKind.Automatic),
-            text_document=lsp.TextDocumentIdentifier(self.uri), position=pos_at(self.text, self.cursor))
-        t0 = time.perf_counter()
-        try:
-            res = await asyncio.wait_for(self.d.client.text_document_inline_completion_async(params),
-                                         REQUEST_TIMEOUT_S)
-            items = list(getattr(res, "items", None) or (res if isinstance(res, list) else []))
-            err = ""
-        except Exception as e:  # a server error or a timeout counts as nothing shown
-            items, err = [], f"{type(e).__name__}: {e}"[:200]
-        ms = (time.perf_counter() - t0) * 1e3
+        items, ms, err = await ask_inline(self.d.client, self.uri, self.text, self.cursor)
         return (shown_text(self.text, self.cursor, items[0])[0] if items else ""), ms, err
 
 
@@ -128,17 +117,7 @@ async def type_line(daemon: OptionsDaemon, data: dict[str, Any], case: dict[str,
     doc, cursor = case_document(files, case)
     lang = files[case["file"]]["lang"]
     client = daemon.client
-    opened = []
-    for fid in case["others"]:
-        uri = f"file:///typing/{case['id']}/{fid}"
-        client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(
-            uri=uri, language_id=files[fid]["lang"], version=0,
-            text=other_text(files, fid, data.get("others_max_chars", 30_000)))))
-        opened.append(uri)
-    uri = f"file:///typing/{case['id']}/doc/{case['file']}"
-    client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(
-        uri=uri, language_id=lang, version=1, text=doc)))
-    opened.append(uri)
+    uri, opened = open_case(client, data, case, doc)
     line = case["expected"].rstrip()
     after = doc[cursor:]
     t = Typist(daemon, uri, doc, cursor)
