@@ -79,6 +79,34 @@ def judge(shown: str, remaining: str) -> str | None:
     return "wrong"
 
 
+def accepted_text(verdict: str, shown: str) -> str:
+    """What Tab puts in for an accepted suggestion: a complete one's first line (the lines after it are held
+    against the file apart, :func:`extra_lines_right`), a part as it is."""
+    return shown.split("\n", 1)[0].rstrip() if verdict == "complete" else shown
+
+
+class WrongReads:
+    """Wrong suggestions read on a line: one that stays on screen while the typist types through it (the same
+    line again) is read once; ``keystrokes`` counts every keystroke with a wrong one on screen."""
+
+    def __init__(self) -> None:
+        self.read = self.keystrokes = 0
+        self._on_screen = ""
+
+    def see(self, typed: str, shown: str) -> None:
+        full = typed + shown.split("\n", 1)[0].rstrip()
+        self.keystrokes += 1
+        self.read += full != self._on_screen
+        self._on_screen = full
+
+
+def outcome(keystrokes: int, accepts: list[dict[str, Any]], wrong: WrongReads) -> dict[str, Any]:
+    """A typed line's figures, the same live (:func:`type_line`) and replayed (:func:`simulate`)."""
+    return {"keystrokes": keystrokes, "wrong": wrong.read, "wrong_keystrokes": wrong.keystrokes, "accepts": accepts,
+            "completed": any(a["verdict"] == "complete" for a in accepts),
+            "first_accept_at": accepts[0]["at"] if accepts else None}
+
+
 def extra_lines_right(shown: str, after: str) -> bool:
     """A multi-line suggestion's lines after the first are the lines the file has after the line."""
     extra = shown.split("\n")[1:]
@@ -121,8 +149,9 @@ async def type_line(daemon: OptionsDaemon, data: dict[str, Any], case: dict[str,
     line = case["expected"].rstrip()
     after = doc[cursor:]
     t = Typist(daemon, uri, doc, cursor)
-    done, keys, wrong, wrong_keys, accepts, first_accept_at, bad_extra = 0, 0, 0, 0, [], None, 0
-    on_screen = ""  # the line the last wrong suggestion would have made
+    done, bad_extra = 0, 0
+    accepts: list[dict[str, Any]] = []
+    wrong = WrongReads()
     errors: list[str] = []
     ms: list[float] = []
     seen: list[dict[str, Any]] = []
@@ -138,32 +167,22 @@ async def type_line(daemon: OptionsDaemon, data: dict[str, Any], case: dict[str,
                 seen.append({"at": done, "shown": shown[:200], "verdict": verdict, "source": last.get("source"),
                              "confidence": last.get("confidence")})
             if verdict in ("complete", "part") and not observe:
-                take = shown.split("\n", 1)[0].rstrip() if verdict == "complete" else shown
-                if verdict == "complete" and not extra_lines_right(shown, after):
-                    bad_extra += 1
-                first_accept_at = done if first_accept_at is None else first_accept_at
+                take = accepted_text(verdict, shown)
+                bad_extra += verdict == "complete" and not extra_lines_right(shown, after)
                 accepts.append({"at": done, "chars": len(take), "verdict": verdict})
                 t.insert(take)
-                keys += 1
                 done += len(take)
                 continue
             if verdict == "wrong":
-                wrong_keys += 1
-                full = line[:done] + shown.split("\n", 1)[0].rstrip()
-                wrong += full != on_screen  # a new suggestion to read, not the one before typed through
-                on_screen = full
+                wrong.see(line[:done], shown)
             t.insert(line[done])
-            keys += 1
             done += 1
     finally:
         for u in opened:
             client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(u)))
     return {"id": case["id"], "package": files[case["file"]]["package"], "lang": lang, "family": family(lang),
-            "line": line, "chars": len(line), "keystrokes": keys, "requests": len(ms), "wrong": wrong,
-            "wrong_keystrokes": wrong_keys,
-            "accepts": accepts, "completed": any(a["verdict"] == "complete" for a in accepts),
-            "first_accept_at": first_accept_at, "bad_extra_lines": bad_extra, "ms": [round(x, 1) for x in ms],
-            "seen": seen, "errors": errors[:3]}
+            "line": line, "chars": len(line), "requests": len(ms), **outcome(len(ms), accepts, wrong),
+            "bad_extra_lines": bad_extra, "ms": [round(x, 1) for x in ms], "seen": seen, "errors": errors[:3]}
 
 
 def simulate(rec: dict[str, Any], threshold: float) -> dict[str, Any]:
@@ -173,30 +192,24 @@ def simulate(rec: dict[str, Any], threshold: float) -> dict[str, Any]:
     suggestion's rest stays a candidate while it is typed through): accepting a part inserts the very characters
     the typist would have typed, so the requests after it are the observed ones."""
     by_at = {s["at"]: s for s in rec["seen"]}
-    n = rec["chars"]
-    done = keys = wrong = wrong_keys = 0
-    on_screen = ""
+    done = keys = 0
     accepts: list[dict[str, Any]] = []
-    while done < n:
+    wrong = WrongReads()
+    while done < rec["chars"]:
         s = by_at.get(done)
         conf = (s or {}).get("confidence")
         on = (s is not None and isinstance(conf, (int, float)) and conf >= threshold
               and (threshold <= 0 or len(s["shown"].strip()) > 1))
         keys += 1
         if on and s["verdict"] in ("complete", "part"):
-            take = len(s["shown"].split("\n", 1)[0].rstrip()) if s["verdict"] == "complete" else len(s["shown"])
+            take = len(accepted_text(s["verdict"], s["shown"]))
             accepts.append({"at": done, "chars": take, "verdict": s["verdict"]})
             done += take
             continue
         if on and s["verdict"] == "wrong":
-            wrong_keys += 1
-            full = rec["line"][:done] + s["shown"].split("\n", 1)[0].rstrip()
-            wrong += full != on_screen
-            on_screen = full
+            wrong.see(rec["line"][:done], s["shown"])
         done += 1
-    return {**rec, "keystrokes": keys, "wrong": wrong, "wrong_keystrokes": wrong_keys, "accepts": accepts,
-            "completed": any(a["verdict"] == "complete" for a in accepts),
-            "first_accept_at": accepts[0]["at"] if accepts else None, "ms": rec["ms"][:keys], "bad_extra_lines": 0}
+    return {**rec, **outcome(keys, accepts, wrong), "ms": rec["ms"][:keys], "bad_extra_lines": 0}
 
 
 def sweep(recs: list[dict[str, Any]], thresholds: list[float]) -> list[dict[str, Any]]:
