@@ -14,6 +14,9 @@ Reported, over all requests and by language family (python / js / go / rust / ja
 * ``exact``: the shown item's text, minus what is already typed (the item replaces ``range.start`` ..
   cursor), first line stripped, equals the expected rest of line stripped; the rate is over *all* requests;
 * ``shown``: share of requests that got an item; ``precision``: exact among shown;
+* ``words_shown``, ``words_right``: Automatic requests that showed the rest of the typed word (the engine's
+  ``word`` source, shown where the gate hid the line) and those whose word the expected text starts with; they
+  count in none of the line figures above or below;
 * ``parse_rate``: shown items whose edit leaves the file parsing at least as well as before (tree-sitter
   ERROR/MISSING count not higher; for Python also ``ast.parse`` of the whole file when it parsed before);
 * ``length_ratio``: median shown tokens / expected tokens (the model's tokenizer) over shown items,
@@ -229,6 +232,17 @@ def open_case(client: Any, data: dict[str, Any], case: dict[str, Any], doc: str,
     return uri, [*opened, uri]
 
 
+def word_head_shown(last: dict[str, Any], items: list[Any], doc: str, cursor: int, expected: str,
+                    trigger: str = "automatic") -> dict[str, Any] | None:
+    """The rest of the typed word the daemon showed where the gate hid the line (its ``word`` source), as
+    ``{"word": text, "word_right": the expected text starts with it}``; None when a line (or nothing) was shown.
+    Counted apart from the line figures, so that those mean what they did before word heads."""
+    if last.get("source") != "word" or not items or trigger != "automatic":
+        return None
+    text = shown_text(doc, cursor, items[0])[0]
+    return {"word": text, "word_right": bool(text) and expected.startswith(text)}
+
+
 async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dict[str, Any]],
                     tokenizer: Any = None, variant: str = "default", trigger: str = "automatic",
                     others: bool = True, workspace: bool = False) -> list[dict[str, Any]]:
@@ -265,7 +279,10 @@ async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dic
             client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
         if warmup:
             continue
-        if items:
+        word = word_head_shown(last, items, doc, cursor, case["expected"], trigger)
+        if word:
+            rec.update(word)
+        elif items:
             text, start, end, insert = shown_text(doc, cursor, items[0])
             rec.update(shown=True, text=text, exact=first_line(text) == first_line(case["expected"]),
                        parses=parses_after(doc, lang, start, end, insert), items=len(items),
@@ -281,7 +298,7 @@ async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dic
         rec["server_ms"] = last.get("ms")
         rec["drafts"] = last.get("drafts") if isinstance(last.get("drafts"), int) else None
         rec["steps"] = last.get("steps") if isinstance(last.get("steps"), int) else None
-        rec["reason"] = last.get("reason") if not rec["shown"] else None
+        rec["reason"] = ("the rest of a word" if word else last.get("reason")) if not rec["shown"] else None
         rec["baseline_prev"] = baseline_prev_line(doc, cursor)
         rec["verbatim_above"] = verbatim_above(doc, cursor, case["expected"])
         out.append(rec)
@@ -292,6 +309,7 @@ def metrics(recs: list[dict[str, Any]]) -> dict[str, Any]:
     """The report's figures for a group of requests (rates in 0..1, latency in ms)."""
     n = len(recs)
     shown = [r for r in recs if r["shown"]]
+    words = [r for r in recs if r.get("word")]
     exact = sum(r["exact"] for r in recs)
     tok = [r["committed_tokens"] / r["expected_tokens"] for r in shown
            if r.get("committed_tokens") is not None and r.get("expected_tokens")]
@@ -323,6 +341,8 @@ def metrics(recs: list[dict[str, Any]]) -> dict[str, Any]:
         "char_ratio": rnd(statistics.median(chars) if chars else None, 3),
         "latency_ms": {"p50": rnd(pct(ms, 50), 1), "p95": rnd(pct(ms, 95), 1), "max": rnd(max(ms) if ms else None, 1)},
         "with_confidence": sum(r.get("confidence") is not None for r in recs),
+        "words_shown": len(words),
+        "words_right": sum(bool(r.get("word_right")) for r in words),
         "sources_shown": dict(sorted(sources.items(), key=lambda kv: -kv[1])),
         "empty_reasons": dict(sorted(reasons.items(), key=lambda kv: -kv[1])[:8]),
         "baselines": {

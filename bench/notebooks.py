@@ -52,6 +52,7 @@ from .context import (
     metrics,
     parses_after,
     shown_text,
+    word_head_shown,
 )
 from .context import verbatim_above as context_verbatim_above
 from .heldout import (
@@ -227,14 +228,17 @@ async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dic
                     _cell_uri(cid, j))))
         if warmup:
             continue
-        if items:
+        word = word_head_shown(last, items, doc, cursor, case["expected"])
+        if word:
+            rec.update(word)
+        elif items:
             text, start, end, insert = shown_text(doc, cursor, items[0])
             rec.update(shown=True, text=text, exact=first_line(text) == first_line(case["expected"]),
                        parses=parses_after(neutral(doc, "python"), "python", start, end, insert), items=len(items))
         conf = last.get("confidence")
         rec["confidence"] = float(conf) if isinstance(conf, (int, float)) else None
         rec["source"] = last.get("source") if isinstance(last.get("source"), str) else None
-        rec["reason"] = last.get("reason") if not rec["shown"] else None
+        rec["reason"] = ("the rest of a word" if word else last.get("reason")) if not rec["shown"] else None
         rec["committed_tokens"] = rec["expected_tokens"] = None
         rec["baseline_prev"] = None
         rec["verbatim_above"] = verbatim_above(data, case)

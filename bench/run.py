@@ -44,8 +44,9 @@ def _get(d: dict[str, Any], dotted: str) -> Any:
     return d
 
 
-CONTEXT_KEYS = ("n", "exact", "shown", "precision", "parse_rate", "length_ratio")  # kept of each bench.context run
-TYPING_KEYS = ("lines", "saved", "lines_completed", "lines_helped", "wrong_per_line", "wrong_lines", "accepted_share")
+CONTEXT_KEYS = ("n", "exact", "shown", "precision", "parse_rate", "length_ratio", "words_shown", "words_right")
+TYPING_KEYS = ("lines", "saved", "lines_completed", "lines_helped", "wrong_per_line", "wrong_lines", "accepted_share",
+               "accepted", "accepted_by_source", "wrong", "wrong_by_source")
 
 
 def _pick(d: dict[str, Any] | None, *keys: str) -> dict[str, Any]:
@@ -345,7 +346,9 @@ def summary_md(flat: dict[str, Any], results: dict[str, Any]) -> str:
               f"- {c['n']} requests: exact first line **{_fmt(c.get('exact'))}** over all requests, shown "
               f"{_fmt(c.get('shown'))}, precision of shown {_fmt(c.get('precision'))}, shown that keep the file "
               f"parsing {_fmt(c.get('parse_rate'))}, shown/expected tokens (median) {_fmt(c.get('length_ratio'))}, "
-              f"latency p50 {_fmt(lat_c.get('p50'))} / p95 {_fmt(lat_c.get('p95'))} ms (context_test.json)"]
+              f"latency p50 {_fmt(lat_c.get('p50'))} / p95 {_fmt(lat_c.get('p95'))} ms; besides, the rest of the typed "
+              f"word where the gate hid the line: {_fmt(c.get('words_shown'))} shown, {_fmt(c.get('words_right'))} "
+              f"of them right (context_test.json)"]
     cl = flat.get("context_langs") or {}
     if cl.get("n"):
         fams = ", ".join(f"{f} {_fmt(v.get('exact'))} / {_fmt(v.get('precision'))}"
@@ -367,7 +370,9 @@ def summary_md(flat: dict[str, Any], results: dict[str, Any]) -> str:
               f"(a typist who accepts every suggestion that is right): **{_fmt(ty.get('saved'))}** of the characters "
               f"saved, {_fmt(ty.get('lines_completed'))} of the lines completed by a suggestion, "
               f"{_fmt(ty.get('wrong_per_line'))} wrong suggestions read per line, "
-              f"{_fmt(ty.get('accepted_share'))} of the suggestions read accepted (typing_test.json)"]
+              f"{_fmt(ty.get('accepted_share'))} of the suggestions read accepted, "
+              f"{_fmt((ty.get('accepted_by_source') or {}).get('word', 0))} of the {_fmt(ty.get('accepted'))} accepted "
+              f"the rest of a word (typing_test.json)"]
     nb = flat.get("context_notebooks") or {}
     if (nb.get("notebook") or {}).get("n"):
         a, b, f = nb["notebook"], nb.get("cells") or {}, nb.get("notebook_folder") or {}

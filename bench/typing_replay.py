@@ -19,12 +19,14 @@ finished), ``lines_helped`` (share with at least one acceptance), ``wrong`` (wro
 only goes on showing while the typist types through it, the same line, is read once), ``wrong_per_line``,
 ``wrong_lines`` (share of lines that showed one), ``accepted_share`` (accepted among the suggestions read:
 what editors call the acceptance rate), keystrokes with a wrong suggestion on screen per 100, the characters
-typed before the first acceptance (median), multi-line suggestions accepted with lines after the first that
+typed before the first acceptance (median), the accepted and the wrong ones by the engine's source (``word``: the
+rest of the word being typed, shown where the gate hid the line), multi-line suggestions accepted with lines after the first that
 the file did not have, and the request latency.  A typist who reads every suggestion is an upper bound on what
 a user takes; the wrong counts are what such a typist had to read past.
 
 ``--observe`` (with ``--set minConfidence=0``) accepts nothing and keeps every suggestion with its confidence;
-``--sweep DUMP`` then replays those lines offline with the gate at several thresholds (:func:`simulate`).
+``--sweep DUMP`` then replays those lines offline with the gate at several thresholds (:func:`simulate`), with and
+without the word heads the daemon shows under the gate (``--rivals``: at several of their limits).
 
     python -m bench.typing_replay [--split test] [--n N] [--model DIR] [--set key=JSON ...] [--out FILE]
 """
@@ -42,6 +44,8 @@ from pathlib import Path
 from typing import Any
 
 from lsprotocol import types as lsp
+
+from dgcomplete.context import word_head
 
 from . import (
     RESULTS,
@@ -91,18 +95,22 @@ class WrongReads:
 
     def __init__(self) -> None:
         self.read = self.keystrokes = 0
+        self.by_source: dict[str, int] = {}  # the engine's source of each one read (``word``: a word's rest)
         self._on_screen = ""
 
-    def see(self, typed: str, shown: str) -> None:
+    def see(self, typed: str, shown: str, source: str | None = None) -> None:
         full = typed + shown.split("\n", 1)[0].rstrip()
         self.keystrokes += 1
-        self.read += full != self._on_screen
+        if full != self._on_screen:
+            self.read += 1
+            self.by_source[str(source)] = self.by_source.get(str(source), 0) + 1
         self._on_screen = full
 
 
 def outcome(keystrokes: int, accepts: list[dict[str, Any]], wrong: WrongReads) -> dict[str, Any]:
     """A typed line's figures, the same live (:func:`type_line`) and replayed (:func:`simulate`)."""
-    return {"keystrokes": keystrokes, "wrong": wrong.read, "wrong_keystrokes": wrong.keystrokes, "accepts": accepts,
+    return {"keystrokes": keystrokes, "wrong": wrong.read, "wrong_keystrokes": wrong.keystrokes,
+            "wrong_by_source": wrong.by_source, "accepts": accepts,
             "completed": any(a["verdict"] == "complete" for a in accepts),
             "first_accept_at": accepts[0]["at"] if accepts else None}
 
@@ -169,12 +177,12 @@ async def type_line(daemon: OptionsDaemon, data: dict[str, Any], case: dict[str,
             if verdict in ("complete", "part") and not observe:
                 take = accepted_text(verdict, shown)
                 bad_extra += verdict == "complete" and not extra_lines_right(shown, after)
-                accepts.append({"at": done, "chars": len(take), "verdict": verdict})
+                accepts.append({"at": done, "chars": len(take), "verdict": verdict, "source": seen[-1]["source"]})
                 t.insert(take)
                 done += len(take)
                 continue
             if verdict == "wrong":
-                wrong.see(line[:done], shown)
+                wrong.see(line[:done], shown, seen[-1]["source"])
             t.insert(line[done])
             done += 1
     finally:
@@ -185,40 +193,52 @@ async def type_line(daemon: OptionsDaemon, data: dict[str, Any], case: dict[str,
             "bad_extra_lines": bad_extra, "ms": [round(x, 1) for x in ms], "seen": seen, "errors": errors[:3]}
 
 
-def simulate(rec: dict[str, Any], threshold: float) -> dict[str, Any]:
+def simulate(rec: dict[str, Any], threshold: float, doc: tuple[str, int] | None = None) -> dict[str, Any]:
     """An observed line (``type_line(observe=True)`` with the gate open) replayed offline with the gate at
     ``threshold``: a suggestion is on screen when its confidence reaches it (and, above 0, when it is more than one
-    character, as the daemon rules).  Exact but for what the daemon carries between keystrokes (a shown
+    character, as the daemon rules); under the gate, the rest of the typed word when the engine's rule
+    (:func:`dgcomplete.context.word_head`) finds it in ``doc`` (the case's document without the line, and the
+    cursor), as the daemon shows it.  Exact but for what the daemon carries between keystrokes (a shown
     suggestion's rest stays a candidate while it is typed through): accepting a part inserts the very characters
     the typist would have typed, so the requests after it are the observed ones."""
     by_at = {s["at"]: s for s in rec["seen"]}
+    line = rec["line"]
     done = keys = 0
     accepts: list[dict[str, Any]] = []
     wrong = WrongReads()
     while done < rec["chars"]:
         s = by_at.get(done)
         conf = (s or {}).get("confidence")
-        on = (s is not None and isinstance(conf, (int, float)) and conf >= threshold
-              and (threshold <= 0 or len(s["shown"].strip()) > 1))
         keys += 1
-        if on and s["verdict"] in ("complete", "part"):
-            take = len(accepted_text(s["verdict"], s["shown"]))
-            accepts.append({"at": done, "chars": take, "verdict": s["verdict"]})
+        shown, verdict, source = "", None, None
+        if s is not None and isinstance(conf, (int, float)) and s["shown"].strip():
+            if conf >= threshold and (threshold <= 0 or len(s["shown"].strip()) > 1):
+                shown, verdict, source = s["shown"], s["verdict"], s.get("source")
+            elif doc is not None and threshold > 0:
+                text, cursor = doc
+                head = word_head(text[:cursor] + line[:done] + text[cursor:], cursor + done, s["shown"])
+                shown, verdict, source = head, judge(head, line[done:]), "word"
+        if verdict in ("complete", "part"):
+            take = len(accepted_text(verdict, shown))
+            accepts.append({"at": done, "chars": take, "verdict": verdict, "source": source})
             done += take
             continue
-        if on and s["verdict"] == "wrong":
-            wrong.see(rec["line"][:done], s["shown"])
+        if verdict == "wrong":
+            wrong.see(line[:done], shown, source)
         done += 1
     return {**rec, **outcome(keys, accepts, wrong), "ms": rec["ms"][:keys], "bad_extra_lines": 0}
 
 
-def sweep(recs: list[dict[str, Any]], thresholds: list[float]) -> list[dict[str, Any]]:
-    """:func:`simulate` at each threshold: saved characters against wrong suggestions read."""
+def sweep(recs: list[dict[str, Any]], thresholds: list[float],
+          docs: dict[str, tuple[str, int]] | None = None) -> list[dict[str, Any]]:
+    """:func:`simulate` at each threshold: saved characters against wrong suggestions read (``docs``: each line's
+    document by case id, for the word heads)."""
     out = []
     for t in thresholds:
-        m = metrics([simulate(r, t) for r in recs])
+        m = metrics([simulate(r, t, docs.get(r["id"]) if docs else None) for r in recs])
         out.append({"threshold": t, **{k: m[k] for k in ("saved", "lines_completed", "accepted", "wrong",
-                                                            "accepted_share", "wrong_lines")}})
+                                                            "accepted_share", "wrong_lines", "accepted_by_source",
+                                                            "wrong_by_source")}})
     return out
 
 
@@ -246,12 +266,21 @@ def metrics(recs: list[dict[str, Any]]) -> dict[str, Any]:
         "accepted_share": rnd(sum(len(r["accepts"]) for r in recs)
                               / max(1, sum(len(r["accepts"]) + r["wrong"] for r in recs))),
         "wrong_keystrokes_per_100": rnd(100 * sum(r["wrong_keystrokes"] for r in recs) / max(1, keys), 2),
+        "accepted_by_source": _count(str(a.get("source")) for r in recs for a in r["accepts"]),
+        "wrong_by_source": _count(k for r in recs for k, v in r.get("wrong_by_source", {}).items() for _ in range(v)),
         "typed_before_accept_median": statistics.median(at) if at else None,
         "multi_line_accepts_with_wrong_lines": sum(r["bad_extra_lines"] for r in recs),
         "requests": len(ms),
         "errors": sum(len(r["errors"]) for r in recs),
         "latency_ms": {"p50": rnd(pct(ms, 50), 1), "p95": rnd(pct(ms, 95), 1)},
     }
+
+
+def _count(keys: Any) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for k in keys:
+        out[k] = out.get(k, 0) + 1
+    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
 
 
 def report(recs: list[dict[str, Any]]) -> dict[str, Any]:
@@ -289,14 +318,32 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--observe", action="store_true",
                     help="accept nothing and keep every suggestion (use with --set minConfidence=0), then --sweep")
     ap.add_argument("--sweep", metavar="DUMP", help="simulate the gate's thresholds over an --observe dump")
+    ap.add_argument("--rivals", type=lambda v: [int(x) for x in v.split(",")], metavar="K,K,...",
+                    help="with --sweep: also replay the word heads at these MAX_WORD_RIVALS (the model's threshold)")
     ap.add_argument("--dump", help="per-line JSONL")
     ap.add_argument("--note", help="a note stored with the results")
     ap.add_argument("--out", help=f"write the JSON report here (e.g. {display_path(RESULTS / 'typing_replay.json')})")
     a = ap.parse_args(argv)
     if a.sweep:
         recs = [json.loads(ln) for ln in Path(a.sweep).read_text().splitlines()]
-        res = {"benchmark": "typing_replay_sweep", "dump": display_path(a.sweep), "lines": len(recs),
-               "sweep": sweep(recs, THRESHOLDS)}
+        data = load(a.split, Path(a.data))
+        cases = {c["id"]: c for c in data["cases"]}
+        docs = {r["id"]: case_document(data["files"], cases[r["id"]]) for r in recs if r["id"] in cases}
+        res = {"benchmark": "typing_replay_sweep", "dump": display_path(a.sweep), "split": a.split,
+               "lines": len(recs), "sweep": sweep(recs, THRESHOLDS, docs),
+               "without_word_heads": sweep(recs, THRESHOLDS)}
+        if a.rivals:  # the word heads' one knob, at the model's threshold
+            from dgcomplete import context
+            from dgcomplete.gate import Gate
+
+            t, keep = Gate.load(resolve_model(a.model)).threshold, context.MAX_WORD_RIVALS
+            res["rivals"] = {"threshold": t, "shipped": keep, "points": []}
+            try:
+                for k in a.rivals:
+                    context.MAX_WORD_RIVALS = k
+                    res["rivals"]["points"].append({"rivals": k, **sweep(recs, [t], docs)[0]})
+            finally:
+                context.MAX_WORD_RIVALS = keep
         emit(res, a.out)
         return res
 

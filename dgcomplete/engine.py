@@ -26,7 +26,7 @@ import torch
 
 from . import edit as edits
 from . import folders, syntax
-from .context import ContextIndex, Folder
+from .context import ContextIndex, Folder, word_head
 from .fair import FairExecutor
 from .gate import Gate
 from .local import LocalInfiller, WarmStart
@@ -550,8 +550,13 @@ class Engine:
                 gated = "" if items else "only a one-character suggestion (accepting it saves no keystroke)"
         top = items[0] if items else None
         if top is not None and n <= 1 and top.confidence is not None and top.confidence < floor:
-            gated = "below the confidence gate"  # the numbers are in the stats (confidence, min_confidence)
-            items = []
+            # the line is not sure, the word being typed may be: its rest, when the document has that word
+            rest = word_head(text, offset, top.text)
+            if rest:
+                items = [top := Candidate(rest, top.score, "word", dict(top.features), top.confidence)]
+            else:
+                gated = "below the confidence gate"  # the numbers are in the stats (confidence, min_confidence)
+                items = []
         t_post = time.perf_counter()
         if items:
             s.warm = WarmStart(text[:offset], items[0].text, items[0].confidence)

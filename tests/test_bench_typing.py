@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from bench import heldout, typing_replay
-from bench.typing_replay import extra_lines_right, judge, simulate, sweep
+from bench.typing_replay import extra_lines_right, judge, metrics, simulate, sweep
 
 from .test_bench_context import _build
 
@@ -36,21 +36,24 @@ def test_the_lines_after_the_first_are_held_against_the_file():
 def test_an_observed_line_replays_offline_at_any_threshold():
     """--observe keeps every suggestion with its confidence; simulate() puts the gate back at a threshold: what is
     on screen, what the typist accepts (and so skips typing), and each wrong suggestion read once while it stays."""
-    seen = [{"at": 0, "shown": "retry()", "verdict": "wrong", "confidence": 0.5},
-            {"at": 1, "shown": "etry()", "verdict": "wrong", "confidence": 0.5},  # the same line, typed through
-            {"at": 2, "shown": "ise", "verdict": "wrong", "confidence": 0.5},  # a new one: "raise"
-            {"at": 3, "shown": "urn x", "verdict": "complete", "confidence": 0.3},
+    seen = [{"at": 0, "shown": "retry()", "verdict": "wrong", "confidence": 0.5, "source": "prefix"},
+            {"at": 1, "shown": "etry()", "verdict": "wrong", "confidence": 0.5, "source": "warm"},  # typed through
+            {"at": 2, "shown": "ise", "verdict": "wrong", "confidence": 0.5, "source": "diffusion"},  # a new one
+            {"at": 3, "shown": "urn x", "verdict": "complete", "confidence": 0.3, "source": "diffusion"},
             {"at": 4, "shown": "r", "verdict": "part", "confidence": 0.9}]  # one character: not shown under a gate
     rec = {"line": "return x", "chars": 8, "seen": seen, "ms": [1.0] * 8, "errors": []}
     low, high = simulate(rec, 0.25), simulate(rec, 0.4)
     assert low["keystrokes"] == 4 and low["wrong"] == 2 and low["wrong_keystrokes"] == 3  # typed r, e, t, then Tab
-    assert low["accepts"] == [{"at": 3, "chars": 5, "verdict": "complete"}] and low["first_accept_at"] == 3
+    assert low["accepts"] == [{"at": 3, "chars": 5, "verdict": "complete", "source": "diffusion"}]
+    assert low["first_accept_at"] == 3 and low["wrong_by_source"] == {"prefix": 1, "diffusion": 1}
     assert high["keystrokes"] == 8 and high["wrong"] == 2 and not high["accepts"] and not high["completed"]
     assert simulate(rec, 0.6)["wrong"] == 0
     opened = simulate(rec, 0.0)  # minConfidence 0 shows everything, one character too
     assert opened["keystrokes"] == 4 and opened["accepts"][0]["at"] == 3
     points = sweep([rec], [0.25, 0.4])
     assert [p["accepted"] for p in points] == [1, 0] and points[0]["saved"] == 0.5
+    m = metrics([low, high])
+    assert m["accepted_by_source"] == {"diffusion": 1} and m["wrong_by_source"] == {"prefix": 2, "diffusion": 2}
 
 
 def test_replay_through_the_daemon(tiny_model: Path, tmp_path: Path):
@@ -74,3 +77,22 @@ def test_replay_through_the_daemon(tiny_model: Path, tmp_path: Path):
     assert m["keystrokes"] == sum(r["keystrokes"] for r in recs) and m["chars"] == sum(r["chars"] for r in recs)
     assert m["saved"] == round(1 - m["keystrokes"] / m["chars"], 4) and m["latency_ms"]["p50"] > 0
     assert str(Path(__file__).resolve().parent.parent) not in out.read_text()  # no machine paths
+
+
+def test_the_offline_replay_shows_word_heads_as_the_daemon_does():
+    """Under the gate, simulate() shows the rest of the typed word when the document has it (the engine's own
+    rule), so the replay of an observed line matches the daemon's screen; without the document it cannot."""
+    doc = "total_cost = 1\n\nprint()\n"
+    cursor = doc.index("\n\n") + 1  # the empty line: the case's line goes there
+    seen = [{"at": 0, "shown": "total_cost = 2", "verdict": "wrong", "confidence": 0.1, "source": "prefix"},
+            {"at": 1, "shown": "otal_cost += 1", "verdict": "wrong", "confidence": 0.1, "source": "diffusion"},
+            {"at": 2, "shown": "tal_price = 1", "verdict": "wrong", "confidence": 0.1, "source": "diffusion"},
+            {"at": 3, "shown": "al_cost *= 2", "verdict": "wrong", "confidence": 0.1, "source": "diffusion"}]
+    rec = {"id": "c", "line": "total_cost *= 3", "chars": 15, "seen": seen, "ms": [1.0] * 15, "errors": []}
+    plain, words = simulate(rec, 0.29), simulate(rec, 0.29, (doc, cursor))
+    assert simulate({**rec, "seen": seen[2:3]}, 0.29, (doc, cursor))["accepts"] == []  # no `total_price` in the file
+    assert plain["keystrokes"] == 15 and plain["wrong"] == 0
+    # nothing typed: no word to finish; after `t` the rest of `total_cost` (the file has it) is taken, with Tab
+    assert words["accepts"] == [{"at": 1, "chars": 9, "verdict": "part", "source": "word"}]
+    assert words["keystrokes"] == 15 - 9 + 1 and words["wrong"] == 0
+    assert simulate(rec, 0.0, (doc, cursor))["accepts"] == []  # minConfidence 0: what the model wrote, no heads

@@ -7,7 +7,7 @@ import random
 
 import pytest
 
-from dgcomplete.context import ContextIndex, is_comment_line, shape
+from dgcomplete.context import ContextIndex, is_comment_line, shape, word_head
 from dgcomplete.gate import Gate, feature_vector
 from dgcomplete.syntax.strict import glues, python_sound, sound
 from dgcomplete.types import Candidate
@@ -624,3 +624,24 @@ def test_the_causal_continuation_is_greedy_and_leaves_the_cache_as_it_was():
         return await eng.complete("file:///b.py", len(prefix), n=n_items, seed=0)
 
     assert asyncio.run(go(3)).stats["causal"] in (0, 1) and asyncio.run(go(1)).stats["causal"] == 0
+
+
+def test_the_rest_of_a_word_the_document_has():
+    """The word head: the rest of the typed word as the suggestion writes it, only where the document has that word
+    and at most MAX_WORD_RIVALS words complete the typed part, never a one-character rest or mid-word."""
+    text = "total_cost = 1\ntotal_price = 2\nprint(total_c)\n"
+    off = text.index("total_c)") + len("total_c")
+    text = text[:off] + "\n" + text[off + 1 :]  # the cursor at the end of a line: `print(total_c`
+    assert word_head(text, off, "ost)") == "ost"  # `total_cost` is written above
+    assert word_head(text, off, "ount)") == ""  # `total_count` is not
+    assert word_head(text, off, "o") == ""  # one character saves no keystroke
+    assert word_head(text, off, " + 1") == ""  # the suggestion does not go on with the word
+    assert word_head(text, off - 2, "al_cost") == ""  # `tot` + `al_cost`: the cursor is inside a word
+    three = "".join(f"total_{k} = {i}\n" for i, k in enumerate(["a1", "b2", "c3"])) + "x = total_"
+    assert word_head(three, len(three), "a1 + 1") == "a1"
+    six = "total_d4 = 3\ntotal_e5 = 4\ntotal_f6 = 5\n" + three
+    assert word_head(six, len(six), "a1 + 1") == ""  # six words complete `total_`: too many to guess among
+    js = "const $el = 1;\nconst x = $e"
+    assert word_head(js, len(js), "l + 1") == ""  # one-character rest
+    js = "const $elem = 1;\nconst x = $e"
+    assert word_head(js, len(js), "lem;") == "lem"  # `$` is part of a JavaScript name

@@ -367,3 +367,33 @@ def test_doctor_shows_what_the_model_writes_and_the_gates_verdict():
     assert "(none" not in sample, sample
     verdict = out.stdout.split("shown as you type: ", 1)[1].splitlines()[0]
     assert verdict in ("yes", "no: below the gate", "no: one character saves no keystroke"), verdict
+
+
+def test_under_the_gate_the_rest_of_a_known_word_shows(tiny_model, monkeypatch):
+    """A suggestion the gate hides as you type still gives the rest of the word being typed, when the document has
+    that word (source ``word``); elsewhere it stays hidden, and an Invoked list is untouched."""
+    from dgcomplete.types import Candidate, InfillResult
+
+    e = Engine(load_model(tiny_model), threads=1)
+    e.settings.update({"min_confidence": 0.5})
+
+    async def fixed(self, req, token, s, text, offset):  # the prior gate reads mean_lp -3 as ~0.3 % sure
+        return InfillResult([Candidate("otal * 2", 1.0, "diffusion", {"mean_lp": -3.0, "end_lp": -3.0})])
+
+    monkeypatch.setattr(Engine, "_run_infill", fixed)
+    code = "def add(a, b):\n    total = a + b\n    return t\n"
+    e.open("file:///w.py", code, 1, "python")
+    at = code.index("return t") + len("return t")
+
+    async def go(uri: str, offset: int, n: int = 1):
+        return await e.complete(uri, offset, n=n, seed=0)
+
+    comp = asyncio.run(go("file:///w.py", at))
+    assert [(c.text, c.source) for c in comp.items] == [("otal", "word")] and comp.stats["source"] == "word"
+    assert comp.items[0].confidence is not None and comp.items[0].confidence < 0.5
+    comp = asyncio.run(go("file:///w.py", at, n=3))  # Invoked: the list as scored
+    assert [c.text for c in comp.items] == ["otal * 2"]
+    other = code.replace("total", "sum_")  # no `total` in the file: nothing to go on
+    e.open("file:///x.py", other, 1, "python")
+    comp = asyncio.run(go("file:///x.py", other.index("return t") + len("return t")))
+    assert comp.items == [] and comp.reason == "below the confidence gate"

@@ -322,3 +322,26 @@ def test_workspace_drops_its_copy_of_documents_the_engine_holds():
     assert b.source == "x = 2\n" and b.version == 2  # still loading: pygls' copy keeps the edits
     ws.update_text_document(lsp.VersionedTextDocumentIdentifier(3, "file:///gone.py"), change)  # no error
     assert ws.get_text_document("file:///gone.py") is None
+
+
+async def test_under_the_gate_the_shipped_model_finishes_a_word_the_file_has():
+    """Over the daemon, on the shipped model: as you type `he` in `width + he`, a gate no line passes still shows
+    the rest of the word the file already has (`height`), as ghost text from the typed word's start, and the
+    engine says where it came from; Invoked lists are not cut to a word."""
+    text = ("def area(width, height):\n    return width * height\n\n\n"
+            "def perimeter(width, height):\n    return 2 * (width + he\n")
+    client = await start_daemon("--threads", "1", init_options={"minConfidence": 0.99})
+    try:
+        open_doc(client, text, uri="file:///work/shapes.py")
+        col = len("    return 2 * (width + he")
+        res = await client.text_document_inline_completion_async(inline_params(5, col, "file:///work/shapes.py"))
+        last = (await stats(client))["last"]
+        assert [i.insert_text for i in res.items] == ["height"] and last["source"] == "word", (res.items, last)
+        assert res.items[0].range.start == lsp.Position(5, col - 2)  # (the typed `he` and its rest)
+        assert last["confidence"] < 0.99
+        res = await client.text_document_inline_completion_async(
+            inline_params(5, col, "file:///work/shapes.py", invoked=True))
+        last = (await stats(client))["last"]
+        assert res.items and last["source"] != "word", (res.items, last)
+    finally:
+        await stop_daemon(client)
