@@ -269,15 +269,6 @@ def test_an_import_the_file_has_is_not_suggested():
     off = ts.index("import \n") + 7
     assert sound(ts, off, '{Mark} from "./mark"', "typescript") == "duplicate_import"
     assert sound(ts, off, '{Node} from "./node"', "typescript") == ""
-    # a trailing comment on either line does not make it another import
-    noqa = "from .stop import stop_never  # noqa\nfrom .wait import wait_none\n\n"
-    assert sound(noqa, len(noqa), "from .stop import stop_never  # noqa", "python") == "duplicate_import"
-    assert sound(noqa, len(noqa), "from .wait import wait_none  # noqa", "python") == "duplicate_import"
-    assert sound(noqa, len(noqa), "from .stop import stop_after  # noqa", "python") == ""
-    deno = 'import x from "https://deno.land/x.ts"; // pinned\nimport \n'
-    off = deno.index("import \n") + 7
-    assert sound(deno, off, 'x from "https://deno.land/x.ts";', "typescript") == "duplicate_import"
-    assert sound(deno, off, 'x from "https://deno.land/y.ts";', "typescript") == ""
     # the whole line the edit leaves counts: the rest of the line after the cursor too
     mid = "import java.util.List;\nimport java.util.;\n"
     assert sound(mid, mid.index(".;") + 1, "List", "java") == "duplicate_import"

@@ -218,36 +218,16 @@ def duplicate_import(text: str, offset: int, cand: str, lang: str | None) -> boo
     suggestions come from retrieval, which offers the file's own lines, and from the model copying the block
     above. Only the one-line import forms of each language are checked, on the whole line the edit would leave,
     against lines at column 0 (the file's top level): an indented one is scoped (Python's ``if TYPE_CHECKING:``
-    block, a Rust ``use`` inside a function), and importing the same again elsewhere is legitimate. A trailing
-    line comment on either line does not make another import (``# noqa``; ``bench/results/duplicate_import_ab.json``,
-    ``trailing_comments``).
+    block, a Rust ``use`` inside a function), and importing the same again elsewhere is legitimate.
     """
     pattern = _IMPORT_LINE.get(lang or "")
     if pattern is None:
         return False
     ls, le, line = edited_line(text, offset, cand)
-    code = _without_comment(line, lang)
-    if not pattern.fullmatch(code):
+    if not pattern.fullmatch(line):
         return False
-    # the same import, whatever line comment either line carries (a `noqa` one, say)
-    marker = "#" if lang == "python" else "//"
-    same = re.compile(rf"^{re.escape(code)}[ \t]*(?:{re.escape(marker)}.*)?$", re.M)
+    same = re.compile(rf"^{re.escape(line)}[ \t]*$", re.M)
     return bool(same.search(text, 0, ls) or same.search(text, le + 1))
-
-
-def _without_comment(line: str, lang: str | None) -> str:
-    """An import line without its trailing line comment (``#`` in Python, ``//`` elsewhere; a ``//`` inside
-    quotes, as in ``import x from "https://deno.land/x"``, is no comment), right-stripped."""
-    marker = "#" if lang == "python" else "//"
-    quote = ""
-    for i, ch in enumerate(line):
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "\"'`" and lang != "python":
-            quote = ch
-        elif line.startswith(marker, i):
-            return line[:i].rstrip()
-    return line.rstrip()
 
 
 # Words that only modify the declaration after them on the same line (types and struct/enum heads left out:
