@@ -40,6 +40,8 @@ import statistics
 import sys
 import tempfile
 import time
+from collections import Counter
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -266,8 +268,8 @@ def metrics(recs: list[dict[str, Any]]) -> dict[str, Any]:
         "accepted_share": rnd(sum(len(r["accepts"]) for r in recs)
                               / max(1, sum(len(r["accepts"]) + r["wrong"] for r in recs))),
         "wrong_keystrokes_per_100": rnd(100 * sum(r["wrong_keystrokes"] for r in recs) / max(1, keys), 2),
-        "accepted_by_source": _count(str(a.get("source")) for r in recs for a in r["accepts"]),
-        "wrong_by_source": _count(k for r in recs for k, v in r.get("wrong_by_source", {}).items() for _ in range(v)),
+        "accepted_by_source": _tally((str(a.get("source")), 1) for r in recs for a in r["accepts"]),
+        "wrong_by_source": _tally(kv for r in recs for kv in r.get("wrong_by_source", {}).items()),
         "typed_before_accept_median": statistics.median(at) if at else None,
         "multi_line_accepts_with_wrong_lines": sum(r["bad_extra_lines"] for r in recs),
         "requests": len(ms),
@@ -276,11 +278,12 @@ def metrics(recs: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _count(keys: Any) -> dict[str, int]:
-    out: dict[str, int] = {}
-    for k in keys:
-        out[k] = out.get(k, 0) + 1
-    return dict(sorted(out.items(), key=lambda kv: -kv[1]))
+def _tally(pairs: Iterable[tuple[str, int]]) -> dict[str, int]:
+    """(source, count) pairs summed by source, the most frequent first."""
+    out: Counter[str] = Counter()
+    for k, n in pairs:
+        out[k] += n
+    return dict(out.most_common())
 
 
 def report(recs: list[dict[str, Any]]) -> dict[str, Any]:
