@@ -172,6 +172,12 @@ def data_dir(override: str | None = None) -> Path | None:
     return None
 
 
+def write_jsonl(path: str | Path, recs: list[dict[str, Any]]) -> None:
+    """A benchmark's per-request dump: one JSON object per line (the folder made if need be)."""
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    Path(path).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs))
+
+
 def read_jsonl_gz(path: Path) -> list[dict[str, Any]]:
     with gzip.open(path, "rt", encoding="utf-8") as f:
         return [json.loads(line) for line in f if line.strip()]

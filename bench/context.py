@@ -70,6 +70,7 @@ from . import (
     pct,
     resolve_model,
     spread,
+    write_jsonl,
 )
 from .heldout import OUT as HELDOUT
 from .heldout import SPLITS, case_document, family, load, other_text
@@ -503,6 +504,13 @@ def code_version(note: str | None = None) -> dict[str, Any]:
             "note": note}
 
 
+def run_info(loaded: Any, note: str | None, t: Timer) -> dict[str, Any]:
+    """What a held-out run ran with and when: the model, the code (:func:`code_version`), the machine, the time."""
+    return {"model": model_info(loaded), "code": code_version(note),
+            "machine": {**machine_info(), "loadavg_end": loadavg()}, "wall_s": round(t.s, 1),
+            "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S%z")}
+
+
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", default="dev", choices=SPLITS,
@@ -551,8 +559,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     res_variants, recs = asyncio.run(run_variants(model, data, cases, variants, a.threads, loaded.tokenizer,
                                                   a.trigger, a.others, a.workspace))
     if a.dump:
-        Path(a.dump).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.dump).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs))
+        write_jsonl(a.dump, recs)
     first = next(iter(res_variants.values()))
     res = {
         "benchmark": "context",
@@ -565,11 +572,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                      "other_open_files": a.others, "workspace_folders": a.workspace,
                      "request_timeout_s": REQUEST_TIMEOUT_S, "exact_rule": "first line of the shown text after "
                      "the typed part, stripped, equals the expected first line stripped; rate over all requests"},
-        "model": model_info(loaded),
-        "code": code_version(a.note),
-        "machine": {**machine_info(), "loadavg_end": loadavg()},
-        "wall_s": round(t.s, 1),
-        "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        **run_info(loaded, a.note, t),
         "all": first["all"],
         "variants": res_variants,
     }

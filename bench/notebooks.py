@@ -43,7 +43,7 @@ from lsprotocol import types as lsp
 
 from dgcomplete.notebooks import neutral, read_ipynb
 
-from . import ROOT, Timer, emit, machine_info, model_info, resolve_model
+from . import ROOT, Timer, emit, machine_info, model_info, resolve_model, write_jsonl
 from .context import (
     OptionsDaemon,
     _folders_read,
@@ -289,7 +289,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     variants, recs = asyncio.run(run(model, data, cases, a.threads))
     if a.dump:
-        Path(a.dump).write_text("".join(json.dumps(r) + "\n" for r in recs))
+        write_jsonl(a.dump, recs)
     both: dict[str, list[bool]] = {r["id"]: [] for r in recs}  # [notebook, cells, notebook_folder]
     for r in recs:
         both[r["id"]].append(r["exact"])

@@ -39,7 +39,6 @@ import json
 import statistics
 import sys
 import tempfile
-import time
 from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
@@ -47,21 +46,19 @@ from typing import Any
 
 from lsprotocol import types as lsp
 
-from dgcomplete.context import word_head
+from dgcomplete.context import MAX_WORD_RIVALS, word_head
 
 from . import (
     RESULTS,
     Timer,
     display_path,
     emit,
-    loadavg,
-    machine_info,
-    model_info,
     pct,
     resolve_model,
     spread,
+    write_jsonl,
 )
-from .context import OptionsDaemon, ask_inline, code_version, open_case, parse_sets, shown_text
+from .context import OptionsDaemon, ask_inline, open_case, parse_sets, run_info, shown_text
 from .heldout import OUT as HELDOUT
 from .heldout import SPLITS, case_document, family, load
 from .latency import pos_at
@@ -195,12 +192,13 @@ async def type_line(daemon: OptionsDaemon, data: dict[str, Any], case: dict[str,
             "bad_extra_lines": bad_extra, "ms": [round(x, 1) for x in ms], "seen": seen, "errors": errors[:3]}
 
 
-def simulate(rec: dict[str, Any], threshold: float, doc: tuple[str, int] | None = None) -> dict[str, Any]:
+def simulate(rec: dict[str, Any], threshold: float, doc: tuple[str, int] | None = None,
+             rivals: int = MAX_WORD_RIVALS) -> dict[str, Any]:
     """An observed line (``type_line(observe=True)`` with the gate open) replayed offline with the gate at
     ``threshold``: a suggestion is on screen when its confidence reaches it (and, above 0, when it is more than one
     character, as the daemon rules); under the gate, the rest of the typed word when the engine's rule
     (:func:`dgcomplete.context.word_head`) finds it in ``doc`` (the case's document without the line, and the
-    cursor), as the daemon shows it.  Exact but for what the daemon carries between keystrokes (a shown
+    cursor; ``rivals``: its limit), as the daemon shows it.  Exact but for what the daemon carries between keystrokes (a shown
     suggestion's rest stays a candidate while it is typed through): accepting a part inserts the very characters
     the typist would have typed, so the requests after it are the observed ones."""
     by_at = {s["at"]: s for s in rec["seen"]}
@@ -218,7 +216,7 @@ def simulate(rec: dict[str, Any], threshold: float, doc: tuple[str, int] | None 
                 shown, verdict, source = s["shown"], s["verdict"], s.get("source")
             elif doc is not None and threshold > 0:
                 text, cursor = doc
-                head = word_head(text[:cursor] + line[:done] + text[cursor:], cursor + done, s["shown"])
+                head = word_head(text[:cursor] + line[:done] + text[cursor:], cursor + done, s["shown"], rivals)
                 shown, verdict, source = head, judge(head, line[done:]), "word"
         if verdict in ("complete", "part"):
             take = len(accepted_text(verdict, shown))
@@ -231,13 +229,13 @@ def simulate(rec: dict[str, Any], threshold: float, doc: tuple[str, int] | None 
     return {**rec, **outcome(keys, accepts, wrong), "ms": rec["ms"][:keys], "bad_extra_lines": 0}
 
 
-def sweep(recs: list[dict[str, Any]], thresholds: list[float],
-          docs: dict[str, tuple[str, int]] | None = None) -> list[dict[str, Any]]:
+def sweep(recs: list[dict[str, Any]], thresholds: list[float], docs: dict[str, tuple[str, int]] | None = None,
+          rivals: int = MAX_WORD_RIVALS) -> list[dict[str, Any]]:
     """:func:`simulate` at each threshold: saved characters against wrong suggestions read (``docs``: each line's
-    document by case id, for the word heads)."""
+    document by case id, for the word heads; ``rivals``: their limit)."""
     out = []
     for t in thresholds:
-        m = metrics([simulate(r, t, docs.get(r["id"]) if docs else None) for r in recs])
+        m = metrics([simulate(r, t, docs.get(r["id"]) if docs else None, rivals) for r in recs])
         out.append({"threshold": t, **{k: m[k] for k in ("saved", "lines_completed", "accepted", "wrong",
                                                             "accepted_share", "wrong_lines", "accepted_by_source",
                                                             "wrong_by_source")}})
@@ -336,17 +334,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                "lines": len(recs), "sweep": sweep(recs, THRESHOLDS, docs),
                "without_word_heads": sweep(recs, THRESHOLDS)}
         if a.rivals:  # the word heads' one knob, at the model's threshold
-            from dgcomplete import context
             from dgcomplete.gate import Gate
 
-            t, keep = Gate.load(resolve_model(a.model)).threshold, context.MAX_WORD_RIVALS
-            res["rivals"] = {"threshold": t, "shipped": keep, "points": []}
-            try:
-                for k in a.rivals:
-                    context.MAX_WORD_RIVALS = k
-                    res["rivals"]["points"].append({"rivals": k, **sweep(recs, [t], docs)[0]})
-            finally:
-                context.MAX_WORD_RIVALS = keep
+            t = Gate.load(resolve_model(a.model)).threshold
+            res["rivals"] = {"threshold": t, "shipped": MAX_WORD_RIVALS,
+                             "points": [{"rivals": k, **sweep(recs, [t], docs, k)[0]} for k in a.rivals]}
         emit(res, a.out)
         return res
 
@@ -362,8 +354,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     recs = asyncio.run(run(model, data, cases, options, a.threads, log=lambda s: print(s, file=sys.stderr),
                            observe=a.observe))
     if a.dump:
-        Path(a.dump).parent.mkdir(parents=True, exist_ok=True)
-        Path(a.dump).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in recs))
+        write_jsonl(a.dump, recs)
     res = {
         "benchmark": "typing_replay",
         "split": a.split,
@@ -373,11 +364,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                      "warmup_lines": 1, "max_line_chars": MAX_LINE_CHARS, "other_open_files": True,
                      "accept_rule": "first line == rest of the line (stripped at the right), or a one-line "
                      "proper prefix of it; Tab counts as a keystroke"},
-        "model": model_info(loaded),
-        "code": code_version(a.note),
-        "machine": {**machine_info(), "loadavg_end": loadavg()},
-        "wall_s": round(t.s, 1),
-        "timestamp": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        **run_info(loaded, a.note, t),
         **({"sweep": sweep(recs, THRESHOLDS)} if a.observe else report(recs)),
     }
     emit(res, a.out)

@@ -526,7 +526,7 @@ _WORD_TAIL = re.compile(r"[\w$]+")
 _TYPED_WORD = re.compile(r"[\w$]+$")
 
 
-def word_head(text: str, offset: int, cand: str) -> str:
+def word_head(text: str, offset: int, cand: str, rivals: int = MAX_WORD_RIVALS) -> str:
     """The rest of the word being typed, as a suggestion's first characters write it, when the document already
     has that word and few others the typed part could become; else "".
 
@@ -534,7 +534,7 @@ def word_head(text: str, offset: int, cand: str) -> str:
     under the cursor is the part the model gets right most often: typing the dev split's lines, the best
     suggestion's first word was the rest of the word being typed on 80 % of the keystrokes where the document has
     the word it makes, on 14 % where it does not, and on 99 % where that is the only word of the document that
-    completes the typed part (``bench/results/word_head_ab.json``).
+    completes the typed part (``bench/results/word_head_ab.json``). ``rivals``: the limit (a benchmark's knob).
     """
     m = _TYPED_WORD.search(text, max(0, offset - 200), offset)
     if m is None or m.end() != offset or (offset < len(text) and _WORD_TAIL.match(text, offset)):
@@ -551,6 +551,6 @@ def word_head(text: str, offset: int, cand: str) -> str:
         if w.start() > lo and _WORD_TAIL.match(text, w.start() - 1):
             continue
         found.add(w.group(0))
-        if len(found) > MAX_WORD_RIVALS:
+        if len(found) > rivals:
             return ""
     return rest if typed + rest in found else ""

@@ -553,7 +553,8 @@ class Engine:
             # the line is not sure, the word being typed may be: its rest, when the document has that word
             rest = word_head(text, offset, top.text)
             if rest:
-                items = [top := Candidate(rest, top.score, "word", dict(top.features), top.confidence)]
+                top = Candidate(rest, top.score, "word", dict(top.features), top.confidence)
+                items = [top]
             else:
                 gated = "below the confidence gate"  # the numbers are in the stats (confidence, min_confidence)
                 items = []
