@@ -96,3 +96,4 @@ def test_the_offline_replay_shows_word_heads_as_the_daemon_does():
     assert words["accepts"] == [{"at": 1, "chars": 9, "verdict": "part", "source": "word"}]
     assert words["keystrokes"] == 15 - 9 + 1 and words["wrong"] == 0
     assert simulate(rec, 0.0, (doc, cursor))["accepts"] == []  # minConfidence 0: what the model wrote, no heads
+    assert simulate(rec, 0.29, (doc, cursor), rivals=0)["accepts"] == []  # --rivals: the limit passed down
