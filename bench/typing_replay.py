@@ -199,7 +199,8 @@ def simulate(rec: dict[str, Any], threshold: float, doc: tuple[str, int] | None 
     character, as the daemon rules); under the gate, the rest of the typed word when the engine's rule
     (:func:`dgcomplete.context.word_head`) finds it in ``doc`` (the case's document without the line, and the
     cursor; ``rivals``: its limit), as the daemon shows it.  Exact but for what the daemon carries between keystrokes (a shown
-    suggestion's rest stays a candidate while it is typed through): accepting a part inserts the very characters
+    suggestion's rest stays a candidate while it is typed through) and for the heads the daemon also takes from
+    lines its checks dropped (an observed dump has no dropped lines): accepting a part inserts the very characters
     the typist would have typed, so the requests after it are the observed ones."""
     by_at = {s["at"]: s for s in rec["seen"]}
     line = rec["line"]

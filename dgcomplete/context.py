@@ -528,7 +528,8 @@ _TYPED_WORD = re.compile(r"[\w$]+$")
 
 def word_head(text: str, offset: int, cand: str, rivals: int = MAX_WORD_RIVALS) -> str:
     """The rest of the word being typed, as a suggestion's first characters write it, when the document already
-    has that word and few others the typed part could become; else "".
+    has that word and few others the typed part could become; else "". It goes on over the suggestion's next
+    tokens while the document agrees with them (:func:`_agreed_tail`).
 
     As you type, the gate hides most whole lines (the model is rarely sure of the rest of a line), yet the word
     under the cursor is the part the model gets right most often: typing the dev split's lines, the best
@@ -543,14 +544,64 @@ def word_head(text: str, offset: int, cand: str, rivals: int = MAX_WORD_RIVALS) 
     if head is None or len(head.group(0)) < 2:
         return ""  # a one-character head saves no keystroke
     typed, rest = m.group(0), head.group(0)
-    lo = max(0, offset - WORD_WINDOW)
+    lo, hi = max(0, offset - WORD_WINDOW), offset + WORD_WINDOW
     found: set[str] = set()
     # the typed part as a literal first (the regex engine scans for it fast; a look-behind first would test every
     # position: 4 ms instead of 0.3 on a 5,000-line file), a word start checked after; more than enough rivals end it
-    for w in re.compile(re.escape(typed) + r"[\w$]+").finditer(text, lo, offset + WORD_WINDOW):
+    for w in re.compile(re.escape(typed) + r"[\w$]+").finditer(text, lo, hi):
         if w.start() > lo and _WORD_TAIL.match(text, w.start() - 1):
             continue
         found.add(w.group(0))
         if len(found) > rivals:
             return ""
-    return rest if typed + rest in found else ""
+    if typed + rest not in found:
+        return ""
+    line_end = text.find("\n", offset)
+    right = text[offset : len(text) if line_end < 0 else line_end].strip()
+    if any(ch not in _CLOSERS and not ch.isspace() for ch in right):
+        return rest  # text right of the cursor: the tokens after the word could not be placed before it
+    after = cand[len(rest) :].split("\n", 1)[0]
+    stop = frozenset(ch for ch in right if not ch.isspace())
+    return rest + _agreed_tail(text, offset - len(typed), typed + rest, after, lo, hi, stop)
+
+
+# the tokens a word head goes on with: a name, a run of blanks, or one other character
+_TOKEN = re.compile(r"[\w$]+|[ \t]+|[^\w$\s]")
+_CLOSERS = ")]}\"'`;,"  # what editors auto-insert right of the cursor (syntax.plan.CLOSERS)
+MAX_AGREEING = 50  # the places of a phrase asked whether they go on alike (the rest is not read)
+
+
+def _agreed_tail(text: str, start: int, phrase: str, after: str, lo: int, hi: int, stop: frozenset[str]) -> str:
+    """The tokens of ``after`` (what the suggestion writes after the word head) for as long as every other place
+    the document has the phrase so far goes on with that same token (the first ``MAX_AGREEING`` places); it ends
+    on a non-blank token, and before any character in ``stop`` (closers the editor already put right of the
+    cursor). ``start``: where the phrase begins at the cursor (not another place).
+
+    The model proposes and the document confirms, token by token: the word head's own recipe. Replayed over the
+    observed typing of the dev splits at the shipped gate, this gave 25.9 -> 26.5 % (dev) and 26.7 -> 28.6 %
+    (dev_langs) of the characters saved with no more wrong suggestions read; a majority instead of every place
+    saved more, for 3-6 % more wrong reads (``bench/results/word_head_ab.json``, ``agreed_tail``).
+    """
+    tail = kept = ""
+    for tok in _TOKEN.findall(after):
+        if tok in stop:
+            break
+        said = phrase + tail
+        word_end = bool(_WORD_TAIL.match(said[-1]))
+        places = 0
+        i = text.find(said, lo, hi)
+        while i >= 0 and places < MAX_AGREEING:
+            if i != start and not (i > 0 and _WORD_TAIL.match(text, i - 1)):
+                nxt = _TOKEN.match(text, i + len(said))
+                cont = nxt.group(0) if nxt else ""
+                if not (word_end and _WORD_TAIL.match(cont)):  # another place of a longer word is no place
+                    if cont != tok:
+                        return kept
+                    places += 1
+            i = text.find(said, i + 1, hi)
+        if not places:
+            break
+        tail += tok
+        if not tok.isspace():
+            kept = tail
+    return kept

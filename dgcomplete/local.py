@@ -298,6 +298,7 @@ class LocalInfiller:
                 candidates.append(Candidate(causal, source="causal"))
         scored = 0
         drops: dict[str, int] = {}
+        dropped: list[Candidate] = []
         rescoring = self.rescore and span
         if rescoring:
             pool: list[Candidate] = []
@@ -306,6 +307,7 @@ class LocalInfiller:
                     text, why = vet(c.text)
                     if why:
                         drops[why] = drops.get(why, 0) + 1
+                        dropped.append(c)
                         continue
                     if text != c.text:
                         c = Candidate(text, c.score, c.source, {**c.features, "cut": 1.0})
@@ -337,7 +339,8 @@ class LocalInfiller:
             "hook_renoised": res.renoised_by_hook if res is not None else 0,
             "mode": self.mode,
         }
-        return InfillResult(candidates, stats, drops=drops if rescoring and vet is not None else None)
+        vetted = rescoring and vet is not None
+        return InfillResult(candidates, stats, drops=drops if vetted else None, dropped=dropped)
 
     @torch.inference_mode()
     def continue_causally(self, cache: KVCache, typed: str, max_tokens: int, max_lines: int,

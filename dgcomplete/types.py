@@ -74,6 +74,8 @@ class InfillResult:
     # the engine's checks already ran on these candidates (LocalInfiller.infill's ``vet``): why the others were
     # dropped; None when they did not run (a remote backend), so post-processing runs them
     drops: dict[str, int] | None = None
+    # what those checks dropped, as written: the line may be unsound and the word being typed in it still right
+    dropped: list[Candidate] = field(default_factory=list)
 
 
 class Cancelled(Exception):

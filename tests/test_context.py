@@ -416,9 +416,10 @@ def test_what_would_not_be_shown_is_not_scored(tiny_mask_model):
     assert [c.text for c in res.candidates] == ["a + 1"] and res.stats["scored"] == 1
     top = res.candidates[0]
     assert top.source == "successor" and top.features["cut"] == 1.0 and top.features["dups"] == 1.0
-    assert res.drops == {"syntax": 1}
+    assert res.drops == {"syntax": 1} and [c.text for c in res.dropped] == ["return return"]  # as written
     none = inf.infill(req, vet=lambda t: (t, "empty"))
     assert none.candidates == [] and none.stats["scored"] == 0 and none.drops == {"empty": 3}
+    assert [c.text for c in none.dropped] == [d.text for d in drafts]
     assert inf.infill(req).drops is None  # no checks given: post-processing will run them
 
 
@@ -645,3 +646,20 @@ def test_the_rest_of_a_word_the_document_has():
     assert word_head(js, len(js), "l + 1") == ""  # one-character rest
     js = "const $elem = 1;\nconst x = $e"
     assert word_head(js, len(js), "lem;") == "lem"  # `$` is part of a JavaScript name
+
+
+def test_a_word_head_goes_on_while_the_document_agrees():
+    """After the word, the suggestion's next tokens are shown for as long as every other place of the document
+    that has the phrase so far goes on with the same token; the tail ends on a non-blank token, stops before a
+    closer the editor put right of the cursor, and a place of a longer word is no place."""
+    text = "x = compute(a, b)\ny = compute(a, c)\nz = comp"
+    assert word_head(text, len(text), "ute(a, d)") == "ute(a,"  # `b` and `c` disagree: the tail stops before them
+    assert word_head(text, len(text), "ute(x)") == "ute("  # the suggestion leaves the document
+    one = "f(total_cost)\ng(total_c"
+    assert word_head(one, len(one), "ost)") == "ost)"
+    closed = one + ")"  # the editor auto-inserted `)`: the suggestion's own `)` would double it
+    assert word_head(closed, len(one), "ost)") == "ost"
+    edited = one + " + y)"  # text right of the cursor: only the word
+    assert word_head(edited, len(one), "ost)") == "ost"
+    longer = "total_costs.pop()\ntotal_cost.add(1)\ntotal_c"
+    assert word_head(longer, len(longer), "ost.add(2)") == "ost.add("  # `total_costs` is another word

@@ -397,3 +397,32 @@ def test_under_the_gate_the_rest_of_a_known_word_shows(tiny_model, monkeypatch):
     e.open("file:///x.py", other, 1, "python")
     comp = asyncio.run(go("file:///x.py", other.index("return t") + len("return t")))
     assert comp.items == [] and comp.reason == "below the confidence gate"
+
+
+def test_when_every_line_is_dropped_the_rest_of_a_known_word_still_shows(tiny_model, monkeypatch):
+    """Candidates the checks drop as unsound can still hold the right word: as you type, the rest of the typed word
+    from the first of them that gives one shows (source ``word``, confidence 0), where the document has the word;
+    an Invoked request and minConfidence 0 show nothing of them."""
+    from dgcomplete.types import Candidate, InfillResult
+
+    e = Engine(load_model(tiny_model), threads=1)
+    e.settings.update({"min_confidence": 0.5})
+
+    async def dropped(self, req, token, s, text, offset):  # the model thread's checks dropped both
+        return InfillResult([], drops={"syntax": 2},
+                            dropped=[Candidate("hing else", source="diffusion"), Candidate("otal * * 2", source="prefix")])
+
+    monkeypatch.setattr(Engine, "_run_infill", dropped)
+    code = "def add(a, b):\n    total = a + b\n    return t\n"
+    e.open("file:///w.py", code, 1, "python")
+    at = code.index("return t") + len("return t")
+
+    async def go(n: int = 1):
+        return await e.complete("file:///w.py", at, n=n, seed=0)
+
+    comp = asyncio.run(go())  # `thing` is not in the file: the second candidate's `total` is
+    assert [(c.text, c.source, c.confidence) for c in comp.items] == [("otal", "word", 0.0)]
+    assert comp.stats["source"] == "word" and comp.stats["word_of"] == "dropped"
+    assert asyncio.run(go(3)).items == []  # Invoked: what the checks dropped is not a suggestion
+    e.settings.update({"min_confidence": 0.0})
+    assert asyncio.run(go()).items == []
