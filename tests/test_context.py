@@ -642,6 +642,10 @@ def test_the_rest_of_a_word_the_document_has():
     assert word_head(three, len(three), "a1 + 1") == "a1"
     six = "total_d4 = 3\ntotal_e5 = 4\ntotal_f6 = 5\n" + three
     assert word_head(six, len(six), "a1 + 1") == ""  # six words complete `total_`: too many to guess among
+    fav = "y = total_a1\n" + six  # ... unless the suggestion's is the one the nearby text writes most often
+    assert word_head(fav, len(fav), "a1 + 1") == "a1" and word_head(fav, len(fav), "b2 + 1") == ""
+    far = "y = total_a1\n" + "#\n" * 6000 + six  # (nearby: within NEAR_WINDOW characters)
+    assert word_head(far, len(far), "a1 + 1") == ""
     js = "const $el = 1;\nconst x = $e"
     assert word_head(js, len(js), "l + 1") == ""  # one-character rest
     js = "const $elem = 1;\nconst x = $e"
