@@ -244,6 +244,38 @@ def word_head_shown(last: dict[str, Any], items: list[Any], doc: str, cursor: in
     return {"word": text, "word_right": bool(text) and expected.startswith(text)}
 
 
+async def ask_with_stats(daemon: OptionsDaemon, uri: str, doc: str, cursor: int,
+                         trigger: str = "automatic") -> tuple[list[Any], float, str, dict[str, Any]]:
+    """:func:`ask_inline`, then the daemon's stats of that request (``{}`` when they cannot be read)."""
+    items, ms, error = await ask_inline(daemon.client, uri, doc, cursor, trigger)
+    try:
+        last = (await daemon.stats()).get("last") or {}
+    except Exception:
+        last = {}
+    return items, ms, error, last
+
+
+def score_request(rec: dict[str, Any], items: list[Any], last: dict[str, Any], doc: str, cursor: int,
+                  expected: str, lang: str, trigger: str = "automatic", parse_doc: str | None = None) -> None:
+    """Fill a request's record from what the daemon showed: a word head apart (``word``, ``word_right``), else the
+    first item's line (``shown``, ``text``, ``exact``, ``parses``: the file still parses with it in place, checked
+    on ``parse_doc`` if given; ``items``, ``any_exact``), and the stats' confidence, source and why nothing was
+    shown (``reason``)."""
+    word = word_head_shown(last, items, doc, cursor, expected, trigger)
+    if word:
+        rec.update(word)
+    elif items:
+        text, start, end, insert = shown_text(doc, cursor, items[0])
+        rec.update(shown=True, text=text, exact=first_line(text) == first_line(expected),
+                   parses=parses_after(doc if parse_doc is None else parse_doc, lang, start, end, insert),
+                   items=len(items),
+                   any_exact=any(first_line(shown_text(doc, cursor, it)[0]) == first_line(expected) for it in items))
+    conf = last.get("confidence")
+    rec["confidence"] = float(conf) if isinstance(conf, (int, float)) else None
+    rec["source"] = last.get("source") if isinstance(last.get("source"), str) else None
+    rec["reason"] = ("the rest of a word" if word else last.get("reason")) if not rec["shown"] else None
+
+
 async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dict[str, Any]],
                     tokenizer: Any = None, variant: str = "default", trigger: str = "automatic",
                     others: bool = True, workspace: bool = False) -> list[dict[str, Any]]:
@@ -271,27 +303,12 @@ async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dic
                                "lang": lang, "family": family(lang), "kind": case["kind"],
                                "expected": case["expected"], "shown": False, "text": "", "exact": False,
                                "parses": None, "error": "", "items": 0, "any_exact": False}
-        items, rec["ms"], rec["error"] = await ask_inline(client, uri, doc, cursor, trigger)
-        try:
-            last = (await daemon.stats()).get("last") or {}
-        except Exception:
-            last = {}
+        items, rec["ms"], rec["error"], last = await ask_with_stats(daemon, uri, doc, cursor, trigger)
         for uri in opened:
             client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
         if warmup:
             continue
-        word = word_head_shown(last, items, doc, cursor, case["expected"], trigger)
-        if word:
-            rec.update(word)
-        elif items:
-            text, start, end, insert = shown_text(doc, cursor, items[0])
-            rec.update(shown=True, text=text, exact=first_line(text) == first_line(case["expected"]),
-                       parses=parses_after(doc, lang, start, end, insert), items=len(items),
-                       any_exact=any(first_line(shown_text(doc, cursor, it)[0]) == first_line(case["expected"])
-                                     for it in items))
-        conf = last.get("confidence")
-        rec["confidence"] = float(conf) if isinstance(conf, (int, float)) else None
-        rec["source"] = last.get("source") if isinstance(last.get("source"), str) else None
+        score_request(rec, items, last, doc, cursor, case["expected"], lang, trigger)
         # the length of what is shown (after the typed part), in the model's tokens: whatever its source
         ct = len(tokenizer.encode(rec["text"])) if tokenizer is not None and rec["shown"] else last.get("committed_tokens")
         rec["committed_tokens"] = ct if isinstance(ct, (int, float)) and rec["shown"] else None
@@ -299,7 +316,6 @@ async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dic
         rec["server_ms"] = last.get("ms")
         rec["drafts"] = last.get("drafts") if isinstance(last.get("drafts"), int) else None
         rec["steps"] = last.get("steps") if isinstance(last.get("steps"), int) else None
-        rec["reason"] = ("the rest of a word" if word else last.get("reason")) if not rec["shown"] else None
         rec["baseline_prev"] = baseline_prev_line(doc, cursor)
         rec["verbatim_above"] = verbatim_above(doc, cursor, case["expected"])
         out.append(rec)

@@ -47,12 +47,9 @@ from . import ROOT, Timer, emit, machine_info, model_info, resolve_model, write_
 from .context import (
     OptionsDaemon,
     _folders_read,
-    ask_inline,
-    first_line,
+    ask_with_stats,
     metrics,
-    parses_after,
-    shown_text,
-    word_head_shown,
+    score_request,
 )
 from .context import verbatim_above as context_verbatim_above
 from .heldout import (
@@ -212,12 +209,9 @@ async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dic
             await _folders_read(daemon)
         rec: dict[str, Any] = {"id": case["id"], "variant": variant, "package": case["package"], "lang": "python",
                                "family": "python", "kind": case["kind"], "expected": case["expected"], "shown": False,
-                               "text": "", "exact": False, "parses": None, "error": "", "items": 0}
-        items, rec["ms"], rec["error"] = await ask_inline(client, _cell_uri(cid, case["cell"]), doc, cursor)
-        try:
-            last = (await daemon.stats()).get("last") or {}
-        except Exception:
-            last = {}
+                               "text": "", "exact": False, "parses": None, "error": "", "items": 0,
+                               "any_exact": False}
+        items, rec["ms"], rec["error"], last = await ask_with_stats(daemon, _cell_uri(cid, case["cell"]), doc, cursor)
         if variant.startswith("notebook"):
             client.notebook_document_did_close(lsp.DidCloseNotebookDocumentParams(
                 notebook_document=lsp.NotebookDocumentIdentifier(nb_uri),
@@ -228,17 +222,8 @@ async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dic
                     _cell_uri(cid, j))))
         if warmup:
             continue
-        word = word_head_shown(last, items, doc, cursor, case["expected"])
-        if word:
-            rec.update(word)
-        elif items:
-            text, start, end, insert = shown_text(doc, cursor, items[0])
-            rec.update(shown=True, text=text, exact=first_line(text) == first_line(case["expected"]),
-                       parses=parses_after(neutral(doc, "python"), "python", start, end, insert), items=len(items))
-        conf = last.get("confidence")
-        rec["confidence"] = float(conf) if isinstance(conf, (int, float)) else None
-        rec["source"] = last.get("source") if isinstance(last.get("source"), str) else None
-        rec["reason"] = ("the rest of a word" if word else last.get("reason")) if not rec["shown"] else None
+        # a notebook's layout parses with its magics and shell lines made neutral
+        score_request(rec, items, last, doc, cursor, case["expected"], "python", parse_doc=neutral(doc, "python"))
         rec["committed_tokens"] = rec["expected_tokens"] = None
         rec["baseline_prev"] = None
         rec["verbatim_above"] = verbatim_above(data, case)

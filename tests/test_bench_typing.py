@@ -96,4 +96,8 @@ def test_the_offline_replay_shows_word_heads_as_the_daemon_does():
     assert words["accepts"] == [{"at": 1, "chars": 9, "verdict": "part", "source": "word"}]
     assert words["keystrokes"] == 15 - 9 + 1 and words["wrong"] == 0
     assert simulate(rec, 0.0, (doc, cursor))["accepts"] == []  # minConfidence 0: what the model wrote, no heads
-    assert simulate(rec, 0.29, (doc, cursor), rivals=0)["accepts"] == []  # --rivals: the limit passed down
+    # --rivals: the limit is passed down (past it, only the nearby favourite word shows: here `total_price`)
+    two = "total_cost = 1\ntotal_price = 2\ntotal_price = 3\n\nprint()\n"
+    at_two = (two, two.index("\n\n") + 1)
+    assert simulate(rec, 0.29, at_two)["accepts"] == words["accepts"]
+    assert simulate(rec, 0.29, at_two, rivals=0)["accepts"] == []
