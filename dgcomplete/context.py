@@ -525,7 +525,7 @@ MAX_WORD_RIVALS = 5
 # with more rivals, the head is shown when its word is the one that completes the typed part most often within this
 # many characters each side (a tie is no favourite): typing the dev splits, those heads were accepted 97 times for
 # 14 more wrong reads (dev) and 24 for 13 (dev_langs), 26.5 -> 30.1 and 28.6 -> 31.2 % of the characters saved;
-# 1,000 to 200,000 characters gave the same within half a point (bench/results/word_head_ab.json, ``favourite``)
+# 1,000 to 200,000 characters gave the same within half a point (bench/results/word_head_ab.json, session_25.favourite)
 NEAR_WINDOW = 10_000
 _WORD_TAIL = re.compile(r"[\w$]+")
 _TYPED_WORD = re.compile(r"[\w$]+$")
@@ -587,7 +587,8 @@ def _words(completions: re.Pattern[str], text: str, lo: int, hi: int) -> Iterabl
 # the tokens a word head goes on with: a name, a run of blanks, or one other character
 _TOKEN = re.compile(r"[\w$]+|[ \t]+|[^\w$\s]")
 _CLOSERS = ")]}\"'`;,"  # what editors auto-insert right of the cursor (syntax.plan.CLOSERS)
-MAX_AGREEING = 50  # the places of a phrase asked whether they go on alike (the rest is not read)
+MAX_AGREEING = 50  # the places of a phrase asked whether they go on alike (the rest is not read) ...
+MAX_PLACES_READ = 200  # ... and the places read in all, those of longer words included (a bound on a keystroke's cost)
 
 
 def _agreed_tail(text: str, start: int, phrase: str, after: str, lo: int, hi: int, stop: frozenset[str]) -> str:
@@ -599,7 +600,7 @@ def _agreed_tail(text: str, start: int, phrase: str, after: str, lo: int, hi: in
     The model proposes and the document confirms, token by token: the word head's own recipe. Replayed over the
     observed typing of the dev splits at the shipped gate, this gave 25.9 -> 26.5 % (dev) and 26.7 -> 28.6 %
     (dev_langs) of the characters saved with no more wrong suggestions read; a majority instead of every place
-    saved more, for 3-6 % more wrong reads (``bench/results/word_head_ab.json``, ``agreed_tail``).
+    saved more, for 3-6 % more wrong reads (``bench/results/word_head_ab.json``, ``session_25.agreed_tail``).
     """
     tail = kept = ""
     for tok in _TOKEN.findall(after):
@@ -607,9 +608,10 @@ def _agreed_tail(text: str, start: int, phrase: str, after: str, lo: int, hi: in
             break
         said = phrase + tail
         word_end = bool(_WORD_TAIL.match(said[-1]))
-        places = 0
+        places = read = 0
         i = text.find(said, lo, hi)
-        while i >= 0 and places < MAX_AGREEING:
+        while i >= 0 and places < MAX_AGREEING and read < MAX_PLACES_READ:
+            read += 1
             if i != start and not (i > 0 and _WORD_TAIL.match(text, i - 1)):
                 nxt = _TOKEN.match(text, i + len(said))
                 cont = nxt.group(0) if nxt else ""
