@@ -26,7 +26,8 @@ a user takes; the wrong counts are what such a typist had to read past.
 
 ``--observe`` (with ``--set minConfidence=0``) accepts nothing and keeps every suggestion with its confidence;
 ``--sweep DUMP`` then replays those lines offline with the gate at several thresholds (:func:`simulate`), with and
-without the word heads the daemon shows under the gate (``--rivals``: at several of their limits).
+without the word heads the daemon shows under the gate (``--rivals``: at several of their limits), and for a
+typist who also takes the right leading words of a wrong suggestion (VS Code's accept next word, Ctrl+Right).
 
     python -m bench.typing_replay [--split test] [--n N] [--model DIR] [--set key=JSON ...] [--out FILE]
 """
@@ -36,6 +37,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import re
 import statistics
 import sys
 import tempfile
@@ -192,8 +194,22 @@ async def type_line(daemon: OptionsDaemon, data: dict[str, Any], case: dict[str,
             "bad_extra_lines": bad_extra, "ms": [round(x, 1) for x in ms], "seen": seen, "errors": errors[:3]}
 
 
+_WORD_PRESS = re.compile(r"[^\w$]*[\w$]+|[^\w$]+")  # what one accept-next-word takes: other characters, then a name
+
+
+def next_words(shown: str, remaining: str) -> tuple[str, int]:
+    """The leading words of a suggestion's first line that are right (the start of ``remaining``), as
+    accept-next-word presses take them, and how many presses that is."""
+    took, presses = "", 0
+    for unit in _WORD_PRESS.findall(shown.split("\n", 1)[0]):
+        if not remaining.startswith(took + unit):
+            break
+        took, presses = took + unit, presses + 1
+    return took, presses
+
+
 def simulate(rec: dict[str, Any], threshold: float, doc: tuple[str, int] | None = None,
-             rivals: int = MAX_WORD_RIVALS) -> dict[str, Any]:
+             rivals: int = MAX_WORD_RIVALS, words: bool = False) -> dict[str, Any]:
     """An observed line (``type_line(observe=True)`` with the gate open) replayed offline with the gate at
     ``threshold``: a suggestion is on screen when its confidence reaches it (and, above 0, when it is more than one
     character, as the daemon rules); under the gate, the rest of the typed word when the engine's rule
@@ -201,7 +217,9 @@ def simulate(rec: dict[str, Any], threshold: float, doc: tuple[str, int] | None 
     cursor; ``rivals``: its limit), as the daemon shows it.  Exact but for what the daemon carries between keystrokes (a shown
     suggestion's rest stays a candidate while it is typed through) and for the heads the daemon also takes from
     lines its checks dropped (an observed dump has no dropped lines): accepting a part inserts the very characters
-    the typist would have typed, so the requests after it are the observed ones."""
+    the typist would have typed, so the requests after it are the observed ones. ``words``: the typist also takes
+    the right leading words of a wrong suggestion, one keystroke a word (VS Code's accept next word), where that
+    saves keystrokes; such an accept's verdict is ``words``."""
     by_at = {s["at"]: s for s in rec["seen"]}
     line = rec["line"]
     done = keys = 0
@@ -224,6 +242,13 @@ def simulate(rec: dict[str, Any], threshold: float, doc: tuple[str, int] | None 
             accepts.append({"at": done, "chars": take, "verdict": verdict, "source": source})
             done += take
             continue
+        if verdict == "wrong" and words:
+            took, presses = next_words(shown, line[done:])
+            if len(took) > presses:
+                keys += presses - 1
+                accepts.append({"at": done, "chars": len(took), "verdict": "words", "source": source})
+                done += len(took)
+                continue
         if verdict == "wrong":
             wrong.see(line[:done], shown, source)
         done += 1
@@ -231,12 +256,12 @@ def simulate(rec: dict[str, Any], threshold: float, doc: tuple[str, int] | None 
 
 
 def sweep(recs: list[dict[str, Any]], thresholds: list[float], docs: dict[str, tuple[str, int]] | None = None,
-          rivals: int = MAX_WORD_RIVALS) -> list[dict[str, Any]]:
+          rivals: int = MAX_WORD_RIVALS, words: bool = False) -> list[dict[str, Any]]:
     """:func:`simulate` at each threshold: saved characters against wrong suggestions read (``docs``: each line's
     document by case id, for the word heads; ``rivals``: their limit)."""
     out = []
     for t in thresholds:
-        m = metrics([simulate(r, t, docs.get(r["id"]) if docs else None, rivals) for r in recs])
+        m = metrics([simulate(r, t, docs.get(r["id"]) if docs else None, rivals, words) for r in recs])
         out.append({"threshold": t, **{k: m[k] for k in ("saved", "lines_completed", "accepted", "wrong",
                                                             "accepted_share", "wrong_lines", "accepted_by_source",
                                                             "wrong_by_source")}})
@@ -333,7 +358,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         docs = {r["id"]: case_document(data["files"], cases[r["id"]]) for r in recs if r["id"] in cases}
         res = {"benchmark": "typing_replay_sweep", "dump": display_path(a.sweep), "split": a.split,
                "lines": len(recs), "sweep": sweep(recs, THRESHOLDS, docs),
-               "without_word_heads": sweep(recs, THRESHOLDS)}
+               "without_word_heads": sweep(recs, THRESHOLDS),
+               "accepting_words_too": sweep(recs, THRESHOLDS, docs, words=True)}
         if a.rivals:  # the word heads' one knob, at the model's threshold
             from dgcomplete.gate import Gate
 

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from bench import heldout, typing_replay
-from bench.typing_replay import extra_lines_right, judge, metrics, simulate, sweep
+from bench.typing_replay import extra_lines_right, judge, metrics, next_words, simulate, sweep
 
 from .test_bench_context import _build
 
@@ -101,3 +101,17 @@ def test_the_offline_replay_shows_word_heads_as_the_daemon_does():
     at_two = (two, two.index("\n\n") + 1)
     assert simulate(rec, 0.29, at_two)["accepts"] == words["accepts"]
     assert simulate(rec, 0.29, at_two, rivals=0)["accepts"] == []
+
+
+def test_a_typist_who_accepts_word_by_word_takes_the_right_words_of_a_wrong_suggestion():
+    """VS Code's accept next word: the right leading words of a wrong suggestion are taken one keystroke a word,
+    where that saves keystrokes; the Tab-only typist reads the same suggestion as wrong."""
+    assert next_words("self.size = 0", "self.count = 0") == ("self", 1)
+    assert next_words("self.size = 0", "self.size += 1") == ("self.size", 2)
+    assert next_words("x", "y = 1") == ("", 0)
+    seen = [{"at": 0, "shown": "total_cost = 2", "verdict": "wrong", "confidence": 0.9, "source": "prefix"}]
+    rec = {"id": "c", "line": "total_cost *= 3", "chars": 15, "seen": seen, "ms": [1.0] * 15, "errors": []}
+    tab, both = simulate(rec, 0.29), simulate(rec, 0.29, words=True)
+    assert tab["accepts"] == [] and tab["wrong"] == 1 and tab["keystrokes"] == 15
+    assert both["accepts"] == [{"at": 0, "chars": 10, "verdict": "words", "source": "prefix"}]
+    assert both["wrong"] == 0 and both["keystrokes"] == 15 - 10 + 1  # one press took `total_cost`
