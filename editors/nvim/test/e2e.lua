@@ -236,6 +236,31 @@ co = coroutine.create(function()
   feed("<Esc>")
   sleep(100)
 
+  -- <C-Right> (through the mapping) takes the ghost text a word at a time, the rest staying shown; <Tab> the rest
+  api.nvim_buf_set_lines(0, -1, -1, false, { "    total = comp" })
+  feed("GA")
+  sleep(1500) -- the automatic request insert mode sent has come back (an empty answer would clear the ghost below)
+  cur = api.nvim_win_get_cursor(0)
+  dg.clear(0)
+  row = cur[1] - 1
+  fake = { insertText = "compute(a, b) + 1", filterText = "compute",
+           range = { start = { line = row, character = 12 }, ["end"] = { line = row, character = 16 } } }
+  check("one-line render", dg._render(api.nvim_get_current_buf(), vim.lsp.get_client_by_id(client.id), fake, row, cur[2]) == true)
+  local line_now = function() return api.nvim_buf_get_lines(0, row, row + 1, false)[1] end
+  feed("<C-Right>", true)
+  check("<C-Right> inserts the next word", wait_until(function() return line_now() == "    total = compute" end, 3000) ~= nil,
+        line_now())
+  check("the rest stays shown", dg.ghost_text(0) == "(a, b) + 1", dg.ghost_text(0))
+  feed("<C-Right>", true)
+  check("<C-Right> again: punctuation, then the name", wait_until(function() return line_now() == "    total = compute(a" end,
+        3000) ~= nil and dg.ghost_text(0) == ", b) + 1", { line_now(), dg.ghost_text(0) })
+  feed("<Tab>", true)
+  check("<Tab> then inserts the rest", wait_until(function() return line_now() == "    total = compute(a, b) + 1" end, 3000) ~= nil,
+        line_now())
+  check("cursor at the end of the line", api.nvim_win_get_cursor(0)[2] == #"    total = compute(a, b) + 1", api.nvim_win_get_cursor(0))
+  feed("<Esc>")
+  sleep(100)
+
   -- a rewrite command goes out as workspace/executeCommand with {uri, range, version}
   local sent
   local orig = vim.lsp.handlers["workspace/executeCommand"]

@@ -28,6 +28,7 @@ M.defaults = {
   settings = {}, -- server settings, camelCase (maxLines, maxTokens, steps, enabledLanguages, completionItems, ...)
   keys = {
     accept = "<Tab>", -- accepts when ghost text is visible, else does what the key did before
+    accept_word = "<C-Right>", -- accepts the ghost text's next word (our own ghost text), else the key's own
     next = "<M-]>",
     prev = "<M-[>",
     dismiss = "<C-]>",
@@ -305,6 +306,28 @@ function M.accept()
   return true
 end
 
+--- Accept the shown suggestion's next word (other characters, then a name), as VS Code's accept next word does:
+--- it is inserted at the cursor and the rest stays shown. The last word is a whole accept (the item's command
+--- runs). The right first words of a suggestion that goes wrong later still save typing.
+function M.accept_word()
+  local bufnr = api.nvim_get_current_buf()
+  local s = M.state[bufnr]
+  local g = s and s.ghost
+  if not g or api.nvim_buf_get_changedtick(bufnr) ~= g.tick then return false end
+  local client = vim.lsp.get_client_by_id(g.client_id)
+  if not client then return false end
+  local first = vim.split(g.text, "\n", { plain = true })[1]
+  local word = first:match("^[^%w_$]*[%w_$]+") or first
+  if word == "" or word == g.text then return M.accept() end
+  cancel(bufnr)
+  api.nvim_buf_set_text(bufnr, g.row, g.col, g.row, g.col, { word })
+  local col = g.col + #word
+  api.nvim_win_set_cursor(0, { g.row + 1, col })
+  render(bufnr, client, g.item, g.row, col) -- the rest, from the new cursor
+  s.kept_tick = api.nvim_buf_get_changedtick(bufnr) -- the TextChangedI this edit fires keeps it on screen
+  return true
+end
+
 --- Show the next (+1) or previous (-1) suggestion; the first call asks for more candidates.
 function M.cycle(delta)
   local bufnr = api.nvim_get_current_buf()
@@ -352,7 +375,13 @@ local function attach_fallback(bufnr)
   s.attached = true
   local group = api.nvim_create_augroup("dgcomplete_" .. bufnr, { clear = true })
   api.nvim_create_autocmd({ "TextChangedI", "TextChangedP", "InsertEnter" }, {
-    group = group, buffer = bufnr, callback = function() schedule(bufnr) end,
+    group = group, buffer = bufnr,
+    callback = function()
+      local kept = s.kept_tick
+      s.kept_tick = nil
+      if kept and kept == api.nvim_buf_get_changedtick(bufnr) and s.ghost then return end -- M.accept_word's own edit
+      schedule(bufnr)
+    end,
   })
   api.nvim_create_autocmd("CursorMovedI", {
     group = group, buffer = bufnr,
@@ -391,6 +420,12 @@ local function attach_fallback(bufnr)
     map(keys.accept, function()
       if not M.accept() then fb() end
     end, "accept suggestion")
+  end
+  if keys.accept_word then
+    local fb = fallback_for(keys.accept_word)
+    map(keys.accept_word, function()
+      if not M.accept_word() then fb() end
+    end, "accept the next word of the suggestion")
   end
   map(keys.next, function() M.cycle(1) end, "next suggestion")
   map(keys.prev, function() M.cycle(-1) end, "previous suggestion")
