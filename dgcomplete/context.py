@@ -567,11 +567,11 @@ def word_head(text: str, offset: int, cand: str, rivals: int = MAX_WORD_RIVALS) 
     else:
         if word not in found:
             return ""
-    line_end = text.find("\n", offset)
-    right = text[offset : len(text) if line_end < 0 else line_end].strip()
+    brk = _LINE_BREAK.search(text, offset)
+    right = text[offset : brk.start() if brk else len(text)].strip()
     if any(ch not in _CLOSERS and not ch.isspace() for ch in right):
         return rest  # text right of the cursor: the tokens after the word could not be placed before it
-    after = cand[len(rest) :].split("\n", 1)[0]
+    after = _LINE_BREAK.split(cand[len(rest) :], maxsplit=1)[0]
     stop = frozenset(ch for ch in right if not ch.isspace())
     return rest + _agreed_tail(text, offset - len(typed), typed + rest, after, lo, hi, stop)
 
@@ -584,8 +584,9 @@ def _words(completions: re.Pattern[str], text: str, lo: int, hi: int) -> Iterabl
             yield w.group(0)
 
 
-# the tokens a word head goes on with: a name, a run of blanks, or one other character
-_TOKEN = re.compile(r"[\w$]+|[ \t]+|[^\w$\s]")
+# the tokens a word head goes on with: a name, a run of blanks, or one other character (every character of a line
+# is in one, so the tail is always the start of what the suggestion writes)
+_TOKEN = re.compile(r"[\w$]+|[^\S\r\n]+|[^\w$\s]")
 _CLOSERS = ")]}\"'`;,"  # what editors auto-insert right of the cursor (syntax.plan.CLOSERS)
 MAX_AGREEING = 50  # the places of a phrase asked whether they go on alike (the rest is not read) ...
 MAX_PLACES_READ = 200  # ... and the places read in all, those of longer words included (a bound on a keystroke's cost)

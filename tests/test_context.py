@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from dgcomplete.context import ContextIndex, is_comment_line, shape, word_head
 from dgcomplete.gate import Gate, feature_vector
@@ -667,3 +670,32 @@ def test_a_word_head_goes_on_while_the_document_agrees():
     assert word_head(edited, len(one), "ost)") == "ost"
     longer = "total_costs.pop()\ntotal_cost.add(1)\ntotal_c"
     assert word_head(longer, len(longer), "ost.add(2)") == "ost.add("  # `total_costs` is another word
+    odd = "x = abcd= 1\ny = ab"  # a vertical tab in the suggestion is a token too: the tail stops at it
+    assert word_head(odd, len(odd), "cd\x0b= 1") == "cd" and word_head(odd, len(odd), "cd= 1") == "cd= 1"
+
+
+
+_NAMES = ["ab", "abc", "abd", "a_b", "$a", "bb", "b1", "abcd"]
+_GAPS = [" ", ".", "(", ")", ", ", "\n", "\t", "\r\n", "", " = ", "\r", "\x0b", "\u00a0"]
+_pieces = st.lists(st.tuples(st.sampled_from(_NAMES), st.sampled_from(_GAPS)), max_size=30)
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_pieces, _pieces, st.sampled_from(_NAMES), st.integers(0, 3), _pieces, st.sampled_from(_GAPS + [")", ");"]),
+       st.booleans())
+def test_a_word_head_is_only_ever_the_start_of_the_suggestion(before, after, name, cut, cand_tail, right, echo):
+    """Whatever the document, cursor and suggestion: no exception, and what shows is the start of the suggestion's
+    first line (a word head never invents text) of two or more characters, or nothing; text right of the cursor
+    other than closers keeps it to the word. The documents are made of a few names that complete each other, so
+    that heads, rivals, favourites and agreed tails all occur (and a tail can run into a closer right of it)."""
+    typed = name[: max(1, min(cut, len(name) - 1))]
+    left = "".join(w + g for w, g in before)
+    cand = name[len(typed) :] + "".join(w + g for w, g in cand_tail)
+    echoed = "\n" + typed + cand if echo else ""  # the document writes the suggestion elsewhere: a tail may agree
+    text = left + typed + right + "".join(w + g for w, g in after) + echoed
+    offset = len(left) + len(typed)
+    head = word_head(text, offset, cand)
+    assert head == "" or (cand.startswith(head) and "\n" not in head and "\r" not in head and len(head) >= 2)
+    line_right = re.split(r"[\r\n]", text[offset:], maxsplit=1)[0].strip()
+    if head and any(ch not in ")]}\"'`;," for ch in line_right):
+        assert head == cand[: len(head)] and all(ch.isalnum() or ch in "_$" for ch in head)
