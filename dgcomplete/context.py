@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 from .folders import language_of, too_broad, uri_to_path
 from .syntax.languages import comment_markers, is_comment_line, kin
+from .syntax.plan import CLOSERS  # what editors auto-insert right of the cursor
 
 MAX_LINE_CHARS = 200  # longer lines are not indexed (minified code, data)
 MAX_DOC_LINES = 50_000  # documents with more lines are not indexed (the local scan still works)
@@ -569,7 +570,7 @@ def word_head(text: str, offset: int, cand: str, rivals: int = MAX_WORD_RIVALS) 
             return ""
     brk = _LINE_BREAK.search(text, offset)
     right = text[offset : brk.start() if brk else len(text)].strip()
-    if any(ch not in _CLOSERS and not ch.isspace() for ch in right):
+    if any(ch not in CLOSERS and not ch.isspace() for ch in right):
         return rest  # text right of the cursor: the tokens after the word could not be placed before it
     after = _LINE_BREAK.split(cand[len(rest) :], maxsplit=1)[0]
     stop = frozenset(ch for ch in right if not ch.isspace())
@@ -587,7 +588,6 @@ def _words(completions: re.Pattern[str], text: str, lo: int, hi: int) -> Iterabl
 # the tokens a word head goes on with: a name, a run of blanks, or one other character (every character of a line
 # is in one, so the tail is always the start of what the suggestion writes)
 _TOKEN = re.compile(r"[\w$]+|[^\S\r\n]+|[^\w$\s]")
-_CLOSERS = ")]}\"'`;,"  # what editors auto-insert right of the cursor (syntax.plan.CLOSERS)
 MAX_AGREEING = 50  # the places of a phrase asked whether they go on alike (the rest is not read) ...
 MAX_PLACES_READ = 200  # ... and the places read in all, those of longer words included (a bound on a keystroke's cost)
 
