@@ -245,8 +245,13 @@ co = coroutine.create(function()
   row = cur[1] - 1
   fake = { insertText = "compute(a, b) + 1", filterText = "compute",
            range = { start = { line = row, character = 12 }, ["end"] = { line = row, character = 16 } } }
-  check("one-line render", dg._render(api.nvim_get_current_buf(), vim.lsp.get_client_by_id(client.id), fake, row, cur[2]) == true)
+  local render_fake = function() return dg._render(api.nvim_get_current_buf(), vim.lsp.get_client_by_id(client.id), fake, row, cur[2]) end
   local line_now = function() return api.nvim_buf_get_lines(0, row, row + 1, false)[1] end
+  check("one-line render", render_fake() == true)
+  feed("<C-]>", true)
+  check("<C-]> dismisses the ghost text, the line untouched",
+        wait_until(function() return not dg.visible(0) end, 3000) ~= nil and line_now() == "    total = comp", line_now())
+  check("one-line render again", render_fake() == true)
   feed("<C-Right>", true)
   check("<C-Right> inserts the next word", wait_until(function() return line_now() == "    total = compute" end, 3000) ~= nil,
         line_now())

@@ -415,26 +415,24 @@ local function attach_fallback(bufnr)
       vim.keymap.set("i", lhs, fn, { buffer = bufnr, silent = true, desc = "dgcomplete: " .. desc })
     end
   end
-  if keys.accept then
-    local fb = fallback_for(keys.accept)
-    map(keys.accept, function()
-      if not M.accept() then fb() end
-    end, "accept suggestion")
+  -- a key that acts on the ghost text when there is some (act returns true), else does what it did before
+  local function map_or_fallback(lhs, act, desc)
+    if not lhs then return end
+    local fb = fallback_for(lhs)
+    map(lhs, function()
+      if not act() then fb() end
+    end, desc)
   end
-  if keys.accept_word then
-    local fb = fallback_for(keys.accept_word)
-    map(keys.accept_word, function()
-      if not M.accept_word() then fb() end
-    end, "accept the next word of the suggestion")
-  end
+  map_or_fallback(keys.accept, M.accept, "accept suggestion")
+  map_or_fallback(keys.accept_word, M.accept_word, "accept the next word of the suggestion")
   map(keys.next, function() M.cycle(1) end, "next suggestion")
   map(keys.prev, function() M.cycle(-1) end, "previous suggestion")
-  if keys.dismiss then
-    local fb = fallback_for(keys.dismiss)
-    map(keys.dismiss, function()
-      if M.visible(bufnr) then cancel(bufnr); M.clear(bufnr) else fb() end
-    end, "dismiss suggestion")
-  end
+  map_or_fallback(keys.dismiss, function()
+    if not M.visible(bufnr) then return false end
+    cancel(bufnr)
+    M.clear(bufnr)
+    return true
+  end, "dismiss suggestion")
 end
 
 -- ---- native inline completion (0.12+) --------------------------------------------------------------------
