@@ -29,7 +29,7 @@ a user takes; the wrong counts are what such a typist had to read past.
 without the word heads the daemon shows under the gate (``--rivals``: at several of their limits), and for a
 typist who also takes the right leading words of a wrong suggestion (VS Code's accept next word, Ctrl+Right).
 
-    python -m bench.typing_replay [--split test] [--n N] [--model DIR] [--set key=JSON ...] [--out FILE]
+    python -m bench.typing_replay [--split test] [--n N] [--words] [--model DIR] [--set key=JSON ...] [--out FILE]
 """
 
 from __future__ import annotations
@@ -147,9 +147,11 @@ class Typist:
 
 
 async def type_line(daemon: OptionsDaemon, data: dict[str, Any], case: dict[str, Any],
-                    observe: bool = False) -> dict[str, Any]:
+                    observe: bool = False, words: bool = False) -> dict[str, Any]:
     """Open the case, type its line with suggestions, close; one record.  ``observe``: accept nothing, type every
-    character and keep every suggestion with its confidence (run with ``minConfidence`` 0 for :func:`simulate`)."""
+    character and keep every suggestion with its confidence (run with ``minConfidence`` 0 for :func:`simulate`).
+    ``words``: the typist also takes the right leading words of a wrong suggestion (:func:`next_words`, one
+    keystroke a word), where that saves keystrokes."""
     files = data["files"]
     doc, cursor = case_document(files, case)
     lang = files[case["file"]]["lang"]
@@ -158,7 +160,7 @@ async def type_line(daemon: OptionsDaemon, data: dict[str, Any], case: dict[str,
     line = case["expected"].rstrip()
     after = doc[cursor:]
     t = Typist(daemon, uri, doc, cursor)
-    done, bad_extra = 0, 0
+    done, bad_extra, presses_more = 0, 0, 0
     accepts: list[dict[str, Any]] = []
     wrong = WrongReads()
     errors: list[str] = []
@@ -182,6 +184,15 @@ async def type_line(daemon: OptionsDaemon, data: dict[str, Any], case: dict[str,
                 t.insert(take)
                 done += len(take)
                 continue
+            if verdict == "wrong" and words and not observe:
+                part, presses = next_words(shown, line[done:])
+                if len(part) > presses:
+                    accepts.append({"at": done, "chars": len(part), "verdict": "words", "source": seen[-1]["source"],
+                                    "keys": presses})
+                    presses_more += presses - 1  # the request was one keystroke; the other presses are more
+                    t.insert(part)
+                    done += len(part)
+                    continue
             if verdict == "wrong":
                 wrong.see(line[:done], shown, seen[-1]["source"])
             t.insert(line[done])
@@ -190,7 +201,7 @@ async def type_line(daemon: OptionsDaemon, data: dict[str, Any], case: dict[str,
         for u in opened:
             client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(u)))
     return {"id": case["id"], "package": files[case["file"]]["package"], "lang": lang, "family": family(lang),
-            "line": line, "chars": len(line), "requests": len(ms), **outcome(len(ms), accepts, wrong),
+            "line": line, "chars": len(line), "requests": len(ms), **outcome(len(ms) + presses_more, accepts, wrong),
             "bad_extra_lines": bad_extra, "ms": [round(x, 1) for x in ms], "seen": seen, "errors": errors[:3]}
 
 
@@ -219,7 +230,7 @@ def simulate(rec: dict[str, Any], threshold: float, doc: tuple[str, int] | None 
     lines its checks dropped (an observed dump has no dropped lines): accepting a part inserts the very characters
     the typist would have typed, so the requests after it are the observed ones. ``words``: the typist also takes
     the right leading words of a wrong suggestion, one keystroke a word (VS Code's accept next word), where that
-    saves keystrokes; such an accept's verdict is ``words``."""
+    saves keystrokes; such an accept's verdict is ``words``, with its ``keys`` (presses)."""
     by_at = {s["at"]: s for s in rec["seen"]}
     line = rec["line"]
     done = keys = 0
@@ -246,7 +257,7 @@ def simulate(rec: dict[str, Any], threshold: float, doc: tuple[str, int] | None 
             took, presses = next_words(shown, line[done:])
             if len(took) > presses:
                 keys += presses - 1
-                accepts.append({"at": done, "chars": len(took), "verdict": "words", "source": source})
+                accepts.append({"at": done, "chars": len(took), "verdict": "words", "source": source, "keys": presses})
                 done += len(took)
                 continue
         if verdict == "wrong":
@@ -316,7 +327,8 @@ def report(recs: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 async def run(model: Path, data: dict[str, Any], cases: list[dict[str, Any]], options: dict[str, Any],
-              threads: int | None, log: Any = None, observe: bool = False) -> list[dict[str, Any]]:
+              threads: int | None, log: Any = None, observe: bool = False,
+              words: bool = False) -> list[dict[str, Any]]:
     d = OptionsDaemon(model, options=options, threads=threads, log_dir=Path(tempfile.mkdtemp(prefix="dgtyping-")))
     await d.start()
     recs = []
@@ -324,7 +336,7 @@ async def run(model: Path, data: dict[str, Any], cases: list[dict[str, Any]], op
         if cases:  # one warm-up line, not counted (the first request pays for the model's first pass)
             await type_line(d, data, {**cases[0], "id": cases[0]["id"] + "-warmup"})
         for i, case in enumerate(cases):
-            recs.append(await type_line(d, data, case, observe))
+            recs.append(await type_line(d, data, case, observe, words))
             if log and (i + 1) % 25 == 0:
                 m = metrics(recs)
                 log(f"bench.typing_replay: {i + 1}/{len(cases)} lines, saved {m['saved']}, "
@@ -345,6 +357,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--observe", action="store_true",
                     help="accept nothing and keep every suggestion (use with --set minConfidence=0), then --sweep")
     ap.add_argument("--sweep", metavar="DUMP", help="simulate the gate's thresholds over an --observe dump")
+    ap.add_argument("--words", action="store_true",
+                    help="the typist also takes the right leading words of a wrong suggestion (accept next word)")
     ap.add_argument("--rivals", type=lambda v: [int(x) for x in v.split(",")], metavar="K,K,...",
                     help="with --sweep: also replay the word heads at these MAX_WORD_RIVALS (the model's threshold)")
     ap.add_argument("--dump", help="per-line JSONL")
@@ -379,7 +393,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     options = parse_sets(a.set)
     t = Timer()
     recs = asyncio.run(run(model, data, cases, options, a.threads, log=lambda s: print(s, file=sys.stderr),
-                           observe=a.observe))
+                           observe=a.observe, words=a.words))
     if a.dump:
         write_jsonl(a.dump, recs)
     res = {
@@ -390,7 +404,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "settings": {"set": options, "threads": a.threads, "trigger": "automatic, after every character",
                      "warmup_lines": 1, "max_line_chars": MAX_LINE_CHARS, "other_open_files": True,
                      "accept_rule": "first line == rest of the line (stripped at the right), or a one-line "
-                     "proper prefix of it; Tab counts as a keystroke"},
+                     "proper prefix of it; Tab counts as a keystroke" + ("; and the right leading words of a wrong "
+                     "suggestion, one keystroke a word (accept next word)" if a.words else "")},
         **run_info(loaded, a.note, t),
         **({"sweep": sweep(recs, THRESHOLDS)} if a.observe else report(recs)),
     }

@@ -73,6 +73,15 @@ def test_replay_through_the_daemon(tiny_model: Path, tmp_path: Path):
         assert r["keystrokes"] == len(r["accepts"]) + (r["chars"] - accepted)
         assert r["requests"] == r["keystrokes"] and r["errors"] == []
         assert 0 <= r["wrong"] <= r["requests"]
+    # --words: a typist who also takes the right leading words of a wrong suggestion; each press is a keystroke
+    words = typing_replay.main(["--data", str(tmp_path), "--split", "dev", "--model", str(tiny_model), "--words",
+                                "--threads", "1", "--set", "minConfidence=0", "--dump", str(dump), "--out", str(out)])
+    assert "accept next word" in words["settings"]["accept_rule"]
+    for r in (json.loads(ln) for ln in dump.read_text().splitlines()):
+        accepted = sum(a["chars"] for a in r["accepts"])
+        presses = sum(a.get("keys", 1) for a in r["accepts"])
+        assert r["keystrokes"] == presses + (r["chars"] - accepted) and r["requests"] <= r["keystrokes"]
+        assert all(a["chars"] > a["keys"] for a in r["accepts"] if a["verdict"] == "words")
     m = res["all"]
     assert m["keystrokes"] == sum(r["keystrokes"] for r in recs) and m["chars"] == sum(r["chars"] for r in recs)
     assert m["saved"] == round(1 - m["keystrokes"] / m["chars"], 4) and m["latency_ms"]["p50"] > 0
@@ -113,5 +122,5 @@ def test_a_typist_who_accepts_word_by_word_takes_the_right_words_of_a_wrong_sugg
     rec = {"id": "c", "line": "total_cost *= 3", "chars": 15, "seen": seen, "ms": [1.0] * 15, "errors": []}
     tab, both = simulate(rec, 0.29), simulate(rec, 0.29, words=True)
     assert tab["accepts"] == [] and tab["wrong"] == 1 and tab["keystrokes"] == 15
-    assert both["accepts"] == [{"at": 0, "chars": 10, "verdict": "words", "source": "prefix"}]
+    assert both["accepts"] == [{"at": 0, "chars": 10, "verdict": "words", "source": "prefix", "keys": 1}]
     assert both["wrong"] == 0 and both["keystrokes"] == 15 - 10 + 1  # one press took `total_cost`
