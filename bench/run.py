@@ -5,7 +5,8 @@
 Parts, in order: keystroke latency through LSP (real-time typing sessions as Neovim and VS Code, file-size
 and thread comparisons, memory after 1,000 requests), parallelism and diffusion vs autoregressive (in
 process), infilling quality (HumanEval-Infilling, SantaCoder-FIM, with baselines), suggestions on held-out
-real code through the daemon (bench.context, test split; bench.notebooks, notebook cells), and the syntax-layer /
+real code through the daemon (bench.context, test split; bench.typing_replay, its lines typed with a Tab-only
+typist and with one who also accepts word by word; bench.notebooks, notebook cells), and the syntax-layer /
 repair benchmarks of their owners when present.  The full run is sized for < 20 minutes on 2 cores (the
 quality part has a time budget and reports how many tasks it covered); ``--quick`` takes about 2 minutes.
 """
@@ -148,6 +149,15 @@ def part_context(model: Path, args: argparse.Namespace, log: Any) -> dict[str, A
     t = ty["all"]
     log(f"  typing (test): saved {t['saved']} lines completed {t['lines_completed']} wrong/line {t['wrong_per_line']} "
         f"accepted share {t['accepted_share']}")
+    if not args.quick:  # the same lines, a typist who also takes the right leading words of a wrong suggestion
+        argv = ["--split", "test", "--words", "--out", str(res_dir / "typing_test_words.json"), "--model", str(model)]
+        if args.threads:
+            argv += ["--threads", str(args.threads)]
+        tw = typing_main(argv)
+        out["typing_words"] = {"all": tw["all"], "n": tw["n"], "split": tw["split"]}
+        t = tw["all"]
+        log(f"  typing (test, accepting words too): saved {t['saved']} wrong/line {t['wrong_per_line']} "
+            f"accepted share {t['accepted_share']}")
     if not args.quick:  # notebook cells, the notebook in view against the cell alone (bench.notebooks)
         from .notebooks import main as notebooks_main
 
@@ -264,6 +274,7 @@ def flatten(results: dict[str, Any], args: argparse.Namespace, model: dict[str, 
            for key in ("workspace", "workspace_langs")},
         "typing": {**_pick((ctx.get("typing") or {}).get("all") or {}, *TYPING_KEYS, "latency_ms"),
                    "by_family": (ctx.get("typing") or {}).get("by_family")},
+        "typing_words": _pick((ctx.get("typing_words") or {}).get("all") or {}, *TYPING_KEYS),
         "context_notebooks": {v: _pick(m, *CONTEXT_KEYS) for v, m in (ctx.get("notebooks") or {}).items()
                               if v != "paired"} | ({"paired": ctx["notebooks"]["paired"]} if ctx.get("notebooks") else {}),
         "humaneval_single_line_pass1": (he1.get("pass1") or {}).get("ours"),
@@ -373,6 +384,12 @@ def summary_md(flat: dict[str, Any], results: dict[str, Any]) -> str:
               f"{_fmt(ty.get('accepted_share'))} of the suggestions read accepted, "
               f"{_fmt((ty.get('accepted_by_source') or {}).get('word', 0))} of the {_fmt(ty.get('accepted'))} accepted "
               f"the rest of a word (typing_test.json)"]
+    tw = flat.get("typing_words") or {}
+    if tw.get("lines"):
+        L += [f"- The same lines, a typist who also takes the right first words of a wrong suggestion (accept next "
+              f"word, one keystroke a word): **{_fmt(tw.get('saved'))}** of the characters saved, "
+              f"{_fmt(tw.get('wrong_per_line'))} wrong suggestions read per line, {_fmt(tw.get('accepted_share'))} of "
+              f"the suggestions read accepted (typing_test_words.json)"]
     nb = flat.get("context_notebooks") or {}
     if (nb.get("notebook") or {}).get("n"):
         a, b, f = nb["notebook"], nb.get("cells") or {}, nb.get("notebook_folder") or {}
