@@ -7,7 +7,7 @@ and thread comparisons, memory after 1,000 requests), parallelism and diffusion 
 process), infilling quality (HumanEval-Infilling, SantaCoder-FIM, with baselines), suggestions on held-out
 real code through the daemon (bench.context, test split; bench.typing_replay, its lines typed with a Tab-only
 typist and with one who also accepts word by word; bench.notebooks, notebook cells), and the syntax-layer /
-repair benchmarks of their owners when present.  The full run is sized for < 20 minutes on 2 cores (the
+repair benchmarks of their owners when present.  The full run takes about 27 minutes on 2 cores (the
 quality part has a time budget and reports how many tasks it covered); ``--quick`` takes about 2 minutes.
 """
 
