@@ -172,29 +172,23 @@ async def type_line(daemon: OptionsDaemon, data: dict[str, Any], case: dict[str,
             ms.append(took)
             if err:
                 errors.append(err)
-            verdict = judge(shown, line[done:])
+            verdict, source = judge(shown, line[done:]), None
             if verdict is not None or observe:  # what was on screen, and the engine's account of it
                 last = (await daemon.stats()).get("last") or {}
-                seen.append({"at": done, "shown": shown[:200], "verdict": verdict, "source": last.get("source"),
+                source = last.get("source")
+                seen.append({"at": done, "shown": shown[:200], "verdict": verdict, "source": source,
                              "confidence": last.get("confidence")})
-            if verdict in ("complete", "part") and not observe:
-                take = accepted_text(verdict, shown)
+            taken = None if observe else takes(done, verdict, shown, line[done:], source, words)
+            if taken:
+                take, acc = taken
                 bad_extra += verdict == "complete" and not extra_lines_right(shown, after)
-                accepts.append({"at": done, "chars": len(take), "verdict": verdict, "source": seen[-1]["source"]})
+                accepts.append(acc)
+                presses_more += acc.get("keys", 1) - 1  # the request was one keystroke; other presses are more
                 t.insert(take)
                 done += len(take)
                 continue
-            if verdict == "wrong" and words and not observe:
-                part, presses = next_words(shown, line[done:])
-                if len(part) > presses:
-                    accepts.append({"at": done, "chars": len(part), "verdict": "words", "source": seen[-1]["source"],
-                                    "keys": presses})
-                    presses_more += presses - 1  # the request was one keystroke; the other presses are more
-                    t.insert(part)
-                    done += len(part)
-                    continue
             if verdict == "wrong":
-                wrong.see(line[:done], shown, seen[-1]["source"])
+                wrong.see(line[:done], shown, source)
             t.insert(line[done])
             done += 1
     finally:
@@ -217,6 +211,22 @@ def next_words(shown: str, remaining: str) -> tuple[str, int]:
             break
         took, presses = took + unit, presses + 1
     return took, presses
+
+
+def takes(at: int, verdict: str | None, shown: str, remaining: str, source: str | None,
+          words: bool = False) -> tuple[str, dict[str, Any]] | None:
+    """What the typist takes of the suggestion on screen, the same live (:func:`type_line`) and replayed
+    (:func:`simulate`): the text inserted and its accept record, or None when the typist types on. The rest of
+    the line or a part of it is taken with Tab (one keystroke); with ``words``, the right leading words of a wrong
+    one, one keystroke a word (accept next word), where that saves keystrokes (the record's ``keys``)."""
+    if verdict in ("complete", "part"):
+        take = accepted_text(verdict, shown)
+        return take, {"at": at, "chars": len(take), "verdict": verdict, "source": source}
+    if verdict == "wrong" and words:
+        part, presses = next_words(shown, remaining)
+        if len(part) > presses:
+            return part, {"at": at, "chars": len(part), "verdict": "words", "source": source, "keys": presses}
+    return None
 
 
 def simulate(rec: dict[str, Any], threshold: float, doc: tuple[str, int] | None = None,
@@ -248,18 +258,13 @@ def simulate(rec: dict[str, Any], threshold: float, doc: tuple[str, int] | None 
                 text, cursor = doc
                 head = word_head(text[:cursor] + line[:done] + text[cursor:], cursor + done, s["shown"], rivals)
                 shown, verdict, source = head, judge(head, line[done:]), "word"
-        if verdict in ("complete", "part"):
-            take = len(accepted_text(verdict, shown))
-            accepts.append({"at": done, "chars": take, "verdict": verdict, "source": source})
-            done += take
+        taken = takes(done, verdict, shown, line[done:], source, words)
+        if taken:
+            take, acc = taken
+            accepts.append(acc)
+            keys += acc.get("keys", 1) - 1
+            done += len(take)
             continue
-        if verdict == "wrong" and words:
-            took, presses = next_words(shown, line[done:])
-            if len(took) > presses:
-                keys += presses - 1
-                accepts.append({"at": done, "chars": len(took), "verdict": "words", "source": source, "keys": presses})
-                done += len(took)
-                continue
         if verdict == "wrong":
             wrong.see(line[:done], shown, source)
         done += 1
