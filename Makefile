@@ -105,6 +105,9 @@ candidate: setup
 	@test -n "$(CKPT)" || { echo "usage: make candidate CKPT=runs/gpu/A"; exit 2; }
 	$(PY) -m dgcomplete.train.ship --candidate $(CKPT) --out $(CKPT)-cand
 	$(PY) -m bench.gate_fit --model $(CKPT)-cand --l2 1e-3 --target 0.65 --write --out $(CKPT)-cand/gate_fit.json
+	$(PY) -m bench.context --model $(CKPT)-cand --split dev_ruby_php --ablate no_gate --dump $(CKPT)-cand/ruby_php.jsonl
+	$(PY) -m bench.context --model $(CKPT)-cand --curve $(CKPT)-cand/ruby_php.jsonl --target 0.65 \
+		--write-thresholds ruby,php --out $(CKPT)-cand/gate_ruby_php.json
 	$(PY) -m bench.quality --model $(CKPT)-cand --suites humaneval_single --baseline-limit 0 --threads 2 \
 		--out $(CKPT)-cand/humaneval_single.json
 

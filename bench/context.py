@@ -453,7 +453,24 @@ def run_curve(a: argparse.Namespace) -> dict[str, Any]:
     res["curve"] = [r4(p) for p in spread(points, 60)]
     if a.plot:
         res["plot"] = plot_curve(points, Path(a.plot), a.target, f"{display_path(a.curve)} ({name}, n={len(recs)})")
+    if getattr(a, "write_thresholds", None):  # (a caller may pass only the curve's own options)
+        if best is None:
+            raise SystemExit(f"bench.context: no threshold reaches precision {a.target}; gate.json left as it is")
+        res["written"] = write_thresholds(Path(resolve_model(a.model)), a.write_thresholds.split(","),
+                                          round(best["threshold"], 4), display_path(a.curve))
     return res
+
+
+def write_thresholds(model: Path, langs: list[str], threshold: float, source: str) -> str:
+    """Set the gate's own threshold for ``langs`` in the model's gate.json (languages whose dev split the dump
+    is: the same precision rule as the gate's threshold, on their own data)."""
+    path = model / "gate.json"
+    raw = json.loads(path.read_text())
+    raw["thresholds"] = {**(raw.get("thresholds") or {}), **{lang: threshold for lang in langs}}
+    raw["thresholds_chosen_on"] = (f"{source}: the lowest threshold whose precision of shown reaches "
+                                   "target_precision, as for threshold (python -m bench.context --curve)")
+    path.write_text(json.dumps(raw, indent=1) + "\n")
+    return display_path(path)
 
 
 # ---- main ---------------------------------------------------------------------------------------------------
@@ -550,6 +567,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--variant", help="with --curve: the variant to use (default: no_gate when present)")
     ap.add_argument("--target", type=float, default=0.5, help="with --curve: the precision to reach")
     ap.add_argument("--plot", help="with --curve: write the plot (PNG) here")
+    ap.add_argument("--write-thresholds", metavar="LANGS",
+                    help="with --curve: store the chosen threshold for these languages (comma-separated) in the "
+                         "model's gate.json (--model)")
     a = ap.parse_args(argv)
     if a.curve:
         res = run_curve(a)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -220,6 +221,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     }
     if a.write:
         path = model / "gate.json"
+        old = json.loads(path.read_text()).get("thresholds") if path.is_file() else None
+        if old:  # chosen for the old weights: they do not carry over
+            print(f"bench.gate_fit: the per-language thresholds {old} are dropped; choose them again for the new "
+                  "weights (python -m bench.context --split SPLIT --ablate no_gate --dump D, then --curve D)",
+                  file=sys.stderr)
         path.write_text(json.dumps({
             "weights": weights, "bias": bias, "threshold": chosen["threshold"] if chosen else None,
             "fitted_on": f"bench.heldout dev split ({ev['n']} cases), python -m bench.gate_fit",

@@ -55,6 +55,24 @@ libzip                                 1.7.3       BSD-3-Clause        c      te
 joda-time                              2.10.14     Apache-2.0          java   test_langs  orig tarball
 =====================================  ==========  ==================  =====  ==========  ====================
 
+Ruby and PHP (splits ``dev_ruby_php`` / ``test_ruby_php``, 300 cases each, 150 per language; added later, from
+Debian bookworm's binary packages: a gem's ``lib/`` under ``/usr/share/rubygems-integration``, a PHP library under
+``/usr/share/php``): languages no corpus tier has, so the shipped model never saw them; they measure what the
+document, retrieval and the syntax layer give a user of a language the network does not know.
+
+=====================================  ================  ============  =====  =============
+package                                version           licence       lang   split
+=====================================  ================  ============  =====  =============
+ruby-thor                              1.2.1-2           MIT           ruby   dev_ruby_php
+ruby-mustermann                        3.0.0-2           MIT           ruby   dev_ruby_php
+php-monolog                            2.9.1-1           MIT           php    dev_ruby_php
+php-composer-semver                    3.3.2-1           MIT           php    dev_ruby_php
+ruby-tzinfo                            2.0.5-1           MIT           ruby   test_ruby_php
+ruby-kramdown                          2.4.0-2           MIT           ruby   test_ruby_php
+php-league-commonmark                  2.3.9-1+deb12u1   BSD-3-Clause  php    test_ruby_php
+php-guzzlehttp-psr7                    2.4.5-1+deb12u1   MIT           php    test_ruby_php
+=====================================  ================  ============  =====  =============
+
 Cases are built the way an editor sees them (fixed seed): *whole-line*: a code line (not a comment, not inside
 a string or docstring, >= 4 non-space characters) whose content after its indentation is removed, the
 indentation kept (editors auto-indent), cursor after it; *mid-line*: such a line cut at a token boundary at
@@ -105,6 +123,8 @@ MAX_LINE = 160  # longer lines are data tables or minified code, not typing
 EXCLUDE = (r"(^|/)(tests?|__tests__|testing|docs?|examples?|vendor(ed)?|dist|build|bench)(/|$)"
            r"|\.d\.ts$|\.min\.js$|(^|/)(setup|conftest|_version)\.py$")
 EXCLUDE_GO = EXCLUDE + r"|_test\.go$|(^|/)fuzz\.go$"
+_GEM_LIB = r"^usr/share/rubygems-integration/all/gems/[^/]+/lib/.*\.rb$"
+_PHP_LIB = r"^usr/share/php/.*\.php$"
 
 
 @dataclass(frozen=True)
@@ -199,12 +219,33 @@ PACKAGES: tuple[Package, ...] = (
             cases=38),
     Package("joda-time", "2.10.14", "Apache-2.0", "debian-src", "test_langs", "libjoda-time-java_2.10.14.orig.tar.xz",
             "600ab9a000b7c8ab4cb24e0fbd5c5ee6c4be46b97c55f90004df3cd1c56bd0b5", r"^src/main/java/.*\.java$"),
+    # Ruby and PHP (splits dev_ruby_php / test_ruby_php): languages the shipped model was never trained on (no
+    # corpus tier has them), for what the file and the syntax layer give there; Debian bookworm's binary packages
+    # (the gems' lib/ under rubygems-integration, the PHP libraries under /usr/share/php).
+    Package("ruby-thor", "1.2.1-2", "MIT", "debian", "dev_ruby_php", "ruby-thor_1.2.1-2_all.deb",
+            "509715d16039ee7336531718e2497d0f81ae125b9ee53f321dd909c2f03fd2e1", _GEM_LIB),
+    Package("ruby-mustermann", "3.0.0-2", "MIT", "debian", "dev_ruby_php", "ruby-mustermann_3.0.0-2_all.deb",
+            "951ce99726f797e9d28e4f64175733e007930109d295e8070e46ecf6f862c892", _GEM_LIB),
+    Package("php-monolog", "2.9.1-1", "MIT", "debian", "dev_ruby_php", "php-monolog_2.9.1-1_all.deb",
+            "f8a26688b521e33cf6ef73b75ae5eac0cb026d986a336161456dd37dbb710681", _PHP_LIB),
+    Package("php-composer-semver", "3.3.2-1", "MIT", "debian", "dev_ruby_php", "php-composer-semver_3.3.2-1_all.deb",
+            "b9995a9a1f4a54d84413252ede10fbbdcd008723c446ba3ea6aed80c36469829", _PHP_LIB),
+    Package("ruby-tzinfo", "2.0.5-1", "MIT", "debian", "test_ruby_php", "ruby-tzinfo_2.0.5-1_all.deb",
+            "801949209ad6022c5805d67d2a6de0a7e0262e19497cd3adab79b524c76210f5", _GEM_LIB),
+    Package("ruby-kramdown", "2.4.0-2", "MIT", "debian", "test_ruby_php", "ruby-kramdown_2.4.0-2_all.deb",
+            "2508d1b422c5f3d49df0814cbf3097c3f63d9d6a1eef3709542caeb8883b9e89", _GEM_LIB),
+    Package("php-league-commonmark", "2.3.9-1+deb12u1", "BSD-3-Clause", "debian", "test_ruby_php",
+            "php-league-commonmark_2.3.9-1+deb12u1_all.deb",
+            "c702ba9fbe6727f011f25eba2bdb89871b56f37d811092e51089816df8eecd81", _PHP_LIB),
+    Package("php-guzzlehttp-psr7", "2.4.5-1+deb12u1", "MIT", "debian", "test_ruby_php",
+            "php-guzzlehttp-psr7_2.4.5-1+deb12u1_all.deb",
+            "62a536ac1e6f7fc47e6f36562e0049da3023b3adeac1be114c9fda2fbc08eb52", _PHP_LIB),
 )
-SPLITS = ("dev", "test", "dev_langs", "test_langs")
+SPLITS = ("dev", "test", "dev_langs", "test_langs", "dev_ruby_php", "test_ruby_php")
 
 LANGUAGE_IDS = {".py": "python", ".js": "javascript", ".mjs": "javascript", ".cjs": "javascript",
                 ".jsx": "javascriptreact", ".ts": "typescript", ".tsx": "typescriptreact",
-                ".go": "go", ".rs": "rust", ".java": "java", ".c": "c", ".h": "c"}
+                ".go": "go", ".rs": "rust", ".java": "java", ".c": "c", ".h": "c", ".rb": "ruby", ".php": "php"}
 _TOKEN = re.compile(r"\w+|\s+|===|!==|\*\*=?|//=?|\.\.\.|>>>?=?|<<=?|&&=?|\|\|=?|\?\?=?|[=!<>+\-*/%&|^:]=|=>|->|[^\w\s]")
 _GENERATED = re.compile(r"generated by|do not edit|auto-?generated", re.I)
 
@@ -216,7 +257,7 @@ def language_id(path: str) -> str | None:
 
 def family(lang_id: str) -> str:
     """``python``, ``js`` (JavaScript and TypeScript are one family for the split and the report), or the
-    languageId itself (``go``, ``rust``, ``java``, ``c``)."""
+    languageId itself (``go``, ``rust``, ``java``, ``c``, ``ruby``, ``php``)."""
     if lang_id.startswith(("javascript", "typescript")):
         return "js"
     return lang_id
@@ -355,8 +396,10 @@ def _skip_ranges(text: str, lang_id: str) -> list[tuple[int, int, bool]] | None:
         n = stack.pop()
         if n.type in ("comment", "line_comment", "block_comment"):
             out.append((n.start_byte, n.end_byte, True))
+        elif n.type in ("heredoc_body", "heredoc", "nowdoc"):  # Ruby's and PHP's: text lines
+            out.append((n.start_byte, n.end_byte, True))
         elif n.type in ("string", "template_string", "concatenated_string", "string_literal", "raw_string_literal",
-                        "interpreted_string_literal", "text_block"):
+                        "interpreted_string_literal", "text_block", "encapsed_string", "string_array"):
             whole = n.parent is not None and n.parent.type == "expression_statement"
             out.append((n.start_byte, n.end_byte, whole or n.start_point[0] != n.end_point[0]))
         else:
@@ -374,7 +417,7 @@ def code_lines(text: str, lang_id: str) -> list[tuple[int, int, int]] | None:
     if ranges is None:
         return None
     starts = [a for a, _, _ in ranges]
-    comment = ("#",) if lang_id == "python" else ("//", "/*")
+    comment = ("#",) if lang_id in ("python", "ruby") else ("//", "/*")
     out = []
     pos = bpos = 0
     for line in text.split("\n"):

@@ -8,6 +8,8 @@ A crash shows as that language's return code (-11: SIGSEGV). Needs a built corpu
 ``make corpus-large``); CI has none, so this is a benchmark, not a test.
 
     python -m bench.syntax_sweep [--corpus data/corpus_large] [--files 60] [--positions 200] [--out FILE]
+    python -m bench.syntax_sweep --dir FOLDER --langs ruby,php     # a folder's files instead (no corpus has
+                                                                    # these languages)
 """
 
 from __future__ import annotations
@@ -28,14 +30,27 @@ CANDIDATES = ("x", ")", "\n", "foo(bar)", " {", "}")  # plain, a closer, a line 
 MIN_BYTES = 17_000  # above check._SMALL_DOC: the windowed path
 
 
-def sweep_language(corpus: Path, lang: str, files: int, positions: int, seed: int = 1) -> dict[str, Any]:
-    """Plan + checks at random offsets of up to ``files`` big dev files of ``lang`` (in this process)."""
+def _folder_texts(folder: Path, lang: str) -> list[str]:
+    """The texts of the files under ``folder`` whose extension is ``lang``'s, in path order."""
+    from dgcomplete.syntax.languages import EXTENSIONS
+
+    out = []
+    for path in sorted(folder.rglob("*")):
+        if path.is_file() and EXTENSIONS.get(path.suffix.lower()) == lang:
+            out.append(path.read_text(encoding="utf-8", errors="replace"))
+    return out
+
+
+def sweep_language(corpus: Path, lang: str, files: int, positions: int, seed: int = 1,
+                   folder: Path | None = None) -> dict[str, Any]:
+    """Plan + checks at random offsets of up to ``files`` big dev files of ``lang`` (in this process); with
+    ``folder``, of its big files of that language instead."""
     from dgcomplete.syntax import check, plan
     from dgcomplete.syntax.document import SyntaxDocument
     from dgcomplete.train.data import load_corpus, split_dev
 
     rng = random.Random(seed)
-    _, dev = split_dev(load_corpus(corpus, (lang,)))
+    dev = [(t, None) for t in _folder_texts(folder, lang)] if folder else split_dev(load_corpus(corpus, (lang,)))[1]
     texts = [t for t, _ in dev if len(t.encode("utf-8", "surrogatepass")) > MIN_BYTES][:files]
     done = errors = 0
     for text in texts:
@@ -54,14 +69,16 @@ def sweep_language(corpus: Path, lang: str, files: int, positions: int, seed: in
     return {"files": len(texts), "positions": done, "exceptions": errors}
 
 
-def run(corpus: Path, langs: tuple[str, ...], files: int, positions: int) -> dict[str, Any]:
-    out: dict[str, Any] = {"bench": "syntax_sweep", "corpus": display_path(corpus), "files_per_language": files,
+def run(corpus: Path, langs: tuple[str, ...], files: int, positions: int, folder: Path | None = None,
+        ) -> dict[str, Any]:
+    out: dict[str, Any] = {"bench": "syntax_sweep", "corpus": display_path(folder or corpus), "files_per_language": files,
                            "positions_per_file": positions, "candidates": list(CANDIDATES),
                            "machine": machine_info(), "languages": {}}
     t0 = time.perf_counter()
     for lang in langs:
         r = subprocess.run([sys.executable, "-m", "bench.syntax_sweep", "--worker", lang, "--corpus", str(corpus),
-                            "--files", str(files), "--positions", str(positions)],
+                            "--files", str(files), "--positions", str(positions),
+                            *(["--dir", str(folder)] if folder else [])],
                            capture_output=True, text=True, timeout=3600)
         row: dict[str, Any] = {"returncode": r.returncode}
         if r.returncode == 0 and r.stdout.strip():
@@ -82,13 +99,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--langs", default=",".join(LANGS))
     ap.add_argument("--files", type=int, default=60)
     ap.add_argument("--positions", type=int, default=200)
+    ap.add_argument("--dir", help="sweep this folder's files (by extension) instead of the corpus's dev files")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     ap.add_argument("--out")
     args = ap.parse_args(argv)
+    folder = Path(args.dir) if args.dir else None
     if args.worker:
-        print(json.dumps(sweep_language(Path(args.corpus), args.worker, args.files, args.positions)))
+        print(json.dumps(sweep_language(Path(args.corpus), args.worker, args.files, args.positions, folder=folder)))
         return
-    emit(run(Path(args.corpus), tuple(args.langs.split(",")), args.files, args.positions), args.out)
+    emit(run(Path(args.corpus), tuple(args.langs.split(",")), args.files, args.positions, folder), args.out)
 
 
 if __name__ == "__main__":

@@ -66,6 +66,15 @@ class Session:
     inflight: CancelToken | None = None
     warm: WarmStart | None = None
     big_lang: str | None = None  # the language of a document over MAX_DOCUMENT_CHARS (lang is None meanwhile)
+    text_lang: str | None = None  # a language without a grammar: what its documents are grouped by for retrieval
+
+    @property
+    def retrieval_lang(self) -> str | None:
+        """The language retrieval reads this document as (its lines, the other open documents of it): the
+        grammar's, else the key of a language without one; none for a document too large to complete."""
+        if self.lang is not None or self.big_lang is not None or len(self.doc.text) > MAX_DOCUMENT_CHARS:
+            return self.lang
+        return self.text_lang
 
 
 @dataclass
@@ -205,11 +214,11 @@ class Engine:
         self.local.forget("<warm-up>")
         return {"threads": best, "timings_ms": {k: round(v * 1e3, 2) for k, v in timings.items()}}
 
-    @property
-    def min_confidence(self) -> float:
-        """The gate's threshold: the session's ``minConfidence``, else the one shipped with the model's gate."""
+    def min_confidence(self, lang: str | None = None) -> float:
+        """The gate's threshold: the session's ``minConfidence``, else the one shipped with the model's gate for
+        documents of ``lang``."""
         v = self.settings.min_confidence
-        return self.gate.threshold if v is None else float(v)
+        return self.gate.threshold_for(lang) if v is None else float(v)
 
     def configure(self, st: Settings) -> list[str]:
         """Apply a session's settings now; returns the changed keys this engine cannot apply (and why).
@@ -273,8 +282,9 @@ class Engine:
             s = Session(uri, version, None, syntax.SyntaxDocument(text, None), big_lang=lang)
         else:
             s = Session(uri, version, lang, syntax.SyntaxDocument(text, lang))
+        s.text_lang = None if lang is not None else syntax.text_language(language_id, uri)
         self.sessions[uri] = s
-        self.context.open(uri, s.lang, text)
+        self.context.open(uri, s.retrieval_lang, text)
         self._want_folder(s)
         return s
 
@@ -448,8 +458,8 @@ class Engine:
 
     def _reindex(self, s: Session, rng: tuple[int, int, int, int] | None, text: str) -> None:
         """Keep the retrieval index in step with one applied change: only the lines it touched."""
-        if rng is None or s.lang is None or self.context.lines_of(s.uri) is None:
-            self.context.open(s.uri, s.lang, s.doc.text)
+        if rng is None or s.retrieval_lang is None or self.context.lines_of(s.uri) is None:
+            self.context.open(s.uri, s.retrieval_lang, s.doc.text)
             return
         first = min(rng[0], rng[2])
         added = text.count("\n") + text.count("\r") - text.count("\r\n")
@@ -458,7 +468,7 @@ class Engine:
         self.context.splice(s.uri, first, max(rng[0], rng[2]), new)
         lines = self.context.lines_of(s.uri)
         if lines is not None and len(lines) != count:  # out of step (a change past the end): start over
-            self.context.open(s.uri, s.lang, s.doc.text)
+            self.context.open(s.uri, s.retrieval_lang, s.doc.text)
 
     def close(self, uri: str) -> None:
         path = self.context.disk_copy(uri)
@@ -540,7 +550,7 @@ class Engine:
         items = self._postprocess(result.candidates, text, offset, plan, s.lang, s.doc.tree, drops,
                                   vetted=result.drops is not None, dropped=dropped)
         gated = ""
-        floor = self.min_confidence
+        floor = self.min_confidence(s.lang)
         if n <= 1 and floor > 0 and items:
             # as you type, under the gate, only what saves keystrokes (bench/results/one_char_ab.json); the next
             # candidate may show instead of a dropped one; minConfidence 0 still shows everything
@@ -601,7 +611,7 @@ class Engine:
         if self.local is None:
             return []
         self.context.touch(s.uri)
-        found = self.context.drafts(s.uri, s.lang, text, offset, limit=3, document="document" in sources,
+        found = self.context.drafts(s.uri, s.retrieval_lang, text, offset, limit=3, document="document" in sources,
                                     workspace="workspace" in sources, match=invoked, before=invoked)
         out = [Candidate(d.text, source=d.source, features={"strength": d.strength, "here": float(d.here)})
                for d in found]

@@ -101,6 +101,11 @@ def test_packages_are_clean_and_split_evenly():
     assert all(74 <= n <= 76 for d in langs.values() for n in d.values()), langs
     dev = {p.name for p in heldout.PACKAGES if p.split == "dev_langs"}
     assert not dev & {p.name for p in heldout.PACKAGES if p.split == "test_langs"}
+    # Ruby and PHP: two packages of each in each split, 150 cases per language
+    for split in ("dev_ruby_php", "test_ruby_php"):
+        ps = [p for p in heldout.PACKAGES if p.split == split]
+        assert sorted(p.name.split("-")[0] for p in ps) == ["php", "php", "ruby", "ruby"]
+        assert sum(p.cases or heldout.CASES_PER_PACKAGE for p in ps) == 300
 
 
 def test_code_lines_skip_comments_and_strings_in_each_language():
@@ -109,7 +114,11 @@ def test_code_lines_skip_comments_and_strings_in_each_language():
     rs = "/// Doc comment here.\nfn total(a: u32) -> u32 {\n    /* block\n       comment */\n    a + 10\n}\n"
     java = "class A {\n  /** Javadoc\n   * more text */\n  int size() {\n    return 1;\n  }\n}\n"
     c = "/* header\n * text */\nint add(int a) {\n    return a + 1;\n}\n"
+    rb = "# Adds.\ndef add(a)\n  doc = <<~TXT\n    heredoc text\n  TXT\n  a + 1\nend\n"
+    php = "<?php\n/**\n * Doc comment.\n */\nfunction add($a) {\n    $s = \"two\n    lines\";\n    return $a + 1;\n}\n"
     for text, lang, code, not_code in ((go, "go", "return len(s)", "string line`"),
+                                       (rb, "ruby", "def add(a)", "heredoc text"),
+                                       (php, "php", "return $a + 1;", "lines\";"),
                                        (rs, "rust", "a + 10", "comment */"),
                                        (java, "java", "return 1;", "* more text */"),
                                        (c, "c", "return a + 1;", "* text */")):
@@ -140,6 +149,15 @@ def test_gate_curve():
     assert pts[0]["coverage"] == 5 / 6 and pts[0]["precision"] == 3 / 5
     best = context.pick_threshold(pts, 0.75)
     assert best is not None and best["threshold"] == 0.5 and best["precision"] == 0.75
+
+
+def test_a_chosen_threshold_is_stored_for_its_languages(tmp_path: Path):
+    (tmp_path / "gate.json").write_text(json.dumps({"weights": {}, "bias": 0.0, "threshold": 0.3,
+                                                    "thresholds": {"lua": 0.5}}))
+    context.write_thresholds(tmp_path, ["ruby", "php"], 0.73, "dump.jsonl")
+    raw = json.loads((tmp_path / "gate.json").read_text())
+    assert raw["thresholds"] == {"lua": 0.5, "ruby": 0.73, "php": 0.73} and raw["threshold"] == 0.3
+    assert raw["thresholds_chosen_on"].startswith("dump.jsonl")
 
 
 def test_harness_through_the_daemon(tiny_model: Path, tmp_path: Path):

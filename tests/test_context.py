@@ -272,6 +272,13 @@ def test_an_import_the_file_has_is_not_suggested():
     off = ts.index("import \n") + 7
     assert sound(ts, off, '{Mark} from "./mark"', "typescript") == "duplicate_import"
     assert sound(ts, off, '{Node} from "./node"', "typescript") == ""
+    rb = 'require "json"\nrequire_relative "lib/a"\n\n'
+    assert sound(rb, len(rb), 'require "json"', "ruby") == sound(rb, len(rb), 'require_relative "lib/a"', "ruby") \
+        == "duplicate_import"
+    assert sound(rb, len(rb), 'require "set"', "ruby") == ""
+    php = "<?php\nuse Monolog\\Logger;\n\n"
+    assert sound(php, len(php), "use Monolog\\Logger;", "php") == "duplicate_import"
+    assert sound(php, len(php), "use Monolog\\Handler;", "php") == ""
     # the whole line the edit leaves counts: the rest of the line after the cursor too
     mid = "import java.util.List;\nimport java.util.;\n"
     assert sound(mid, mid.index(".;") + 1, "List", "java") == "duplicate_import"
@@ -292,6 +299,11 @@ def test_a_line_of_modifiers_only_is_not_suggested():
     assert sound(blank, 2, "pub fn f() {", "rust") == sound(blank, 2, "const x = 1", "typescript") == ""
     assert sound(blank, 2, "typedef struct", "c") == sound(blank, 2, "static unsigned", "c") == ""
     assert sound(blank, 2, "return", "python") == ""  # a whole statement there
+    php = "<?php\nclass A {\n    \n}\n"
+    off = php.index("    \n") + 4
+    assert sound(php, off, "public static", "php") == "dangling_modifiers"
+    assert sound(php, off, "public static function f(): int", "php") == ""
+    assert sound("class A\n  \nend\n", 10, "private", "ruby") == ""  # Ruby's visibility for the defs below
     # what is already typed counts: `public` typed, `static` suggested
     typed = "class A {\n    public \n}\n"
     assert sound(typed, typed.index("public ") + 7, "static", "java") == "dangling_modifiers"
@@ -360,6 +372,12 @@ def test_gate_prior_and_file(tmp_path):
     assert fitted.confidence(good) > fitted.confidence(Candidate("x", source="diffusion", features={"a": 1.0}))
     (tmp_path / "gate.json").write_text('{"weights": {"mean_lp": NaN}, "bias": 0}')
     assert Gate.load(tmp_path).fitted_on.startswith("prior")  # a broken file falls back, never raises
+    # a language of its own threshold (one the network never saw); the rest keep the gate's
+    (tmp_path / "gate.json").write_text('{"weights": {}, "bias": 0, "threshold": 0.3, "thresholds": {"ruby": 0.7}}')
+    by_lang = Gate.load(tmp_path)
+    assert (by_lang.threshold_for("ruby"), by_lang.threshold_for("python"), by_lang.threshold_for(None)) == (0.7, 0.3, 0.3)
+    (tmp_path / "gate.json").write_text('{"weights": {}, "bias": 0, "thresholds": {"ruby": 7}}')
+    assert Gate.load(tmp_path).fitted_on.startswith("prior")
     x = feature_vector(Candidate("t", source="successor", features={"mean_lp": -1.0, "tokens": 3}))
     assert x["src_successor"] == 1.0 and x["src_prefix"] == 0.0 and x["successor*mean_lp"] == -1.0
     assert "prefix*mean_lp" not in x
@@ -424,6 +442,54 @@ def test_what_would_not_be_shown_is_not_scored(tiny_mask_model):
     assert none.candidates == [] and none.stats["scored"] == 0 and none.drops == {"empty": 3}
     assert [c.text for c in none.dropped] == [d.text for d in drafts]
     assert inf.infill(req).drops is None  # no checks given: post-processing will run them
+
+
+def test_the_gate_threshold_follows_the_documents_language(tiny_mask_model):
+    """A language with a threshold of its own in gate.json is gated by it; a session's minConfidence still wins."""
+    from dgcomplete.engine import Engine
+    from dgcomplete.model import load_model
+
+    eng = Engine(load_model(tiny_mask_model), threads=1)
+    eng.gate.threshold, eng.gate.thresholds = 0.0, {"ruby": 1.0}
+    text = "def f(a)\n  a + 1\nend\n\ndef g(a)\n  \nend\n"
+    eng.open("file:///g.rb", text, 1, "ruby")
+
+    async def go():
+        return await eng.complete("file:///g.rb", text.rindex("  \nend") + 2, seed=0)
+
+    comp = asyncio.run(go())
+    assert comp.items == [] and "confidence gate" in comp.reason and comp.stats["min_confidence"] == 1.0
+    eng.settings.min_confidence = 0.0
+    assert asyncio.run(go()).items
+
+
+def test_a_language_without_a_grammar_gets_retrieval_and_its_own_gate(tiny_mask_model):
+    """Kotlin has no grammar here: its documents are still read for drafts (its own lines, the other open Kotlin
+    documents, not a Python one), under the gate's threshold for languages without a grammar."""
+    from dgcomplete.engine import Engine
+    from dgcomplete.model import load_model
+    from dgcomplete.syntax import text_language
+
+    assert text_language("kotlin", "file:///a/Main.kt") == "text:kotlin"
+    assert text_language(None, "file:///a/Main.kt") == "text:.kt" and text_language(None, "Makefile") is None
+    eng = Engine(load_model(tiny_mask_model), threads=1)
+    eng.settings.min_confidence = 0.0
+    text = "val total = items.sumOf { it.price }\nprintln(total)\n\nval count = items.size\n"
+    eng.open("file:///Main.kt", text, 1, "kotlin")
+    eng.open("file:///Other.kt", "fun f() {\n    val count = items.size\n    logger.info(count)\n}\n", 1, "kotlin")
+    eng.open("file:///x.py", "val count = items.size\nprint(count)\n", 1, "python")
+    s = eng.session("file:///Main.kt")
+    assert s.lang is None and s.retrieval_lang == "text:kotlin"
+
+    async def go():
+        return await eng.complete("file:///Main.kt", len(text), seed=0, n=3)
+
+    comp = asyncio.run(go())
+    got = {c.text: c.source for c in comp.items}
+    assert got.get("logger.info(count)") == "successor" and "print(count)" not in got
+    eng.settings.min_confidence = None
+    eng.gate.threshold, eng.gate.thresholds = 0.0, {"other": 1.0}
+    assert asyncio.run(eng.complete("file:///Main.kt", len(text), seed=0)).stats["min_confidence"] == 1.0
 
 
 @pytest.mark.parametrize("floor,shown", [(0.0, True), (1.0, False)])

@@ -52,6 +52,9 @@ def test_language_for_ids_aliases_and_extensions() -> None:
     assert language_for(None, "README.md") is None
     assert language_for(None, "Makefile") is None
     assert language_for(None) is None
+    assert language_for("ruby") == "ruby" and language_for(None, "lib/tasks/db.rake") == "ruby"
+    assert language_for(None, "file:///app/Gemfile") == "ruby"
+    assert language_for("php") == "php" and language_for(None, "src/Kernel.php") == "php"
 
 
 _VALID = {
@@ -67,6 +70,8 @@ _VALID = {
     "lua": "local function f(x)\n  return x + 1\nend\n",
     "bash": 'f() {\n  echo "$1"\n}\n',
     "json": '{"a": [1, 2, {"b": null}]}\n',
+    "ruby": 'class A < B\n  def f(x)\n    [x].map { |y| "#{y}!" }\n  end\nend\n',
+    "php": "<?php\nfunction f(int $x): int { return $x + 1; }\n",
 }
 
 
@@ -229,6 +234,15 @@ def test_random_edits_stay_in_sync_with_full_parse(lang: str) -> None:
         ('print("done: |")\n', "python", SpanKind.REST_OF_LINE),
         ("# TODO: handle the |", "python", SpanKind.REST_OF_LINE),
         ("|", "python", SpanKind.LINE),
+        ("class A\n  def f(x)\n    |\n  end\nend\n", "ruby", SpanKind.BLOCK),
+        ("items.each do\n  |\nend\n", "ruby", SpanKind.BLOCK),
+        ("return x if y\n|", "ruby", SpanKind.LINE),
+        ("def full? = size > 3\n|", "ruby", SpanKind.LINE),
+        ("x = foo(a, |\n", "ruby", SpanKind.ARGS),
+        ('msg = "hel|lo #{name}"\n', "ruby", SpanKind.NONE),
+        ("<?php\nfunction f($x) {\n    |\n}\n", "php", SpanKind.BLOCK),
+        ("<?php\n$s = \"ab|c {$x}\";\n", "php", SpanKind.NONE),
+        ("<?php\n$x = compute(1);|\n", "php", SpanKind.LINE),
     ],
 )
 def test_plan_kinds(src: str, lang: str, kind: SpanKind) -> None:
@@ -249,6 +263,8 @@ def test_plan_block_indent_and_budgets() -> None:
     assert line.single_line and line.max_tokens == 32
     stmt = _plan("x = [|\n", "python")
     assert stmt.kind is SpanKind.STATEMENT and 1 < stmt.max_lines <= 4 and stmt.max_tokens == 48
+    ruby = _plan("module M\n  def f\n|", "ruby")
+    assert ruby.kind is SpanKind.BLOCK and ruby.indent == "    "
     none = _plan('s = "héllo 😀 wor|ld"\n', "python")
     assert none.kind is SpanKind.NONE and "string" in none.reason
 

@@ -5,7 +5,7 @@ Pure Python + tree-sitter (no torch, no LSP types) so it can be tested and bench
 
 from .check import cut_candidate, error_char_spans, error_count, is_valid, new_errors
 from .document import SyntaxDocument, TextIndex, parse
-from .languages import SUPPORTED, get_language, get_parser, is_supported, language_for
+from .languages import SUPPORTED, get_language, get_parser, is_supported, language_for, text_language
 from .plan import indent_unit, plan_span
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "is_supported",
     "is_valid",
     "language_for",
+    "text_language",
     "new_errors",
     "parse",
     "plan_span",

@@ -25,6 +25,8 @@ SUPPORTED: tuple[str, ...] = (
     "lua",
     "bash",
     "json",
+    "ruby",
+    "php",
 )
 
 # language name -> (module, function returning the grammar pointer)
@@ -41,6 +43,8 @@ _GRAMMARS: dict[str, tuple[str, str]] = {
     "lua": ("tree_sitter_lua", "language"),
     "bash": ("tree_sitter_bash", "language"),
     "json": ("tree_sitter_json", "language"),
+    "ruby": ("tree_sitter_ruby", "language"),
+    "php": ("tree_sitter_php", "language_php"),  # PHP with the HTML around <?php ... ?> (language_php_only: none)
 }
 
 # LSP languageId -> language name (ids as listed in the LSP spec, plus common editor aliases)
@@ -73,10 +77,15 @@ _LANGUAGE_IDS: dict[str, str] = {
     "json": "json",
     "jsonc": "json",
     "json5": "json",
+    "ruby": "ruby",
+    "rb": "ruby",
+    "php": "php",
 }
 
 # what opens a comment, by grammar name (the C family: JS/TS, Java, Go, Rust, C/C++); JSON has none
-_COMMENT_OPENERS: dict[str, tuple[str, ...]] = {"python": ("#",), "bash": ("#",), "lua": ("--",), "json": ()}
+# (PHP's `#` comments are left out: `#[...]` is an attribute)
+_COMMENT_OPENERS: dict[str, tuple[str, ...]] = {"python": ("#",), "bash": ("#",), "lua": ("--",), "json": (),
+                                                "ruby": ("#",)}
 _C_COMMENT_OPENERS = ("//", "/*")
 
 
@@ -135,6 +144,12 @@ EXTENSIONS: dict[str, str] = {
     ".json": "json",
     ".jsonc": "json",
     ".json5": "json",
+    ".rb": "ruby",
+    ".rake": "ruby",
+    ".gemspec": "ruby",
+    ".ru": "ruby",
+    ".php": "php",
+    ".phtml": "php",
 }
 
 
@@ -143,6 +158,8 @@ def _extension_language(path: str) -> str | None:
     name = path.split("?", 1)[0].split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
     if name in (".bashrc", ".zshrc", ".profile", ".bash_profile"):
         return "bash"
+    if name in ("Gemfile", "Rakefile", "Guardfile", "Vagrantfile"):
+        return "ruby"
     dot = name.rfind(".")
     return EXTENSIONS.get(name[dot:].lower()) if dot > 0 else None
 
@@ -169,6 +186,18 @@ def language_for(language_id: str | None, path: str | None = None) -> str | None
     if path:
         return _extension_language(path)
     return None
+
+
+def text_language(language_id: str | None, path: str | None = None) -> str | None:
+    """The key that groups the documents of a language without a grammar (``text:kotlin``, ``text:.kt``): the
+    LSP languageId, else the path's extension. Retrieval reads their lines as it does a known language's; no
+    syntax check runs on them."""
+    lid = (language_id or "").strip().lower()
+    if lid:
+        return f"text:{lid}"
+    name = (path or "").split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    dot = name.rfind(".")
+    return f"text:{name[dot:].lower()}" if dot > 0 else None
 
 
 _languages: dict[str, tree_sitter.Language] = {}

@@ -42,6 +42,9 @@ _STRING_TYPES = frozenset(
         "text_block",
         "raw_string",
         "heredoc_body",
+        "string_array",  # Ruby's %w[...]
+        "encapsed_string",  # PHP's "...{$x}..."
+        "nowdoc_body",
     }
 )
 _COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment", "doc_comment"})
@@ -56,6 +59,15 @@ _NON_CALL_WORDS = frozenset(
 _CONTINUES = re.compile(r"(?:[(\[{,=\\.]|=>|->|\b(?:and|or|not|in|lambda)\b)$")
 _LUA_OPENER = re.compile(r"(?:\b(?:then|do|else|repeat)|\bfunction\b.*\))$")
 _BASH_OPENER = re.compile(r"(?:\b(?:then|do|else|in)|\{)$")
+# a Ruby line that opens a body closed by `end` (or goes on with one: `else`, `when`, `rescue`); a modifier
+# (`return x if y`) does not start the line, so it opens nothing
+_RUBY_OPENER = re.compile(
+    r"^\s*(?:(?:private\s+|protected\s+|public\s+)?def|class|module|if|unless"
+    r"|while|until|case|begin|for|else|elsif|when|in|rescue|ensure)\b(?!.*\bend\s*$)"
+    r"|(?:\bdo|\{)(?:\s*\|[^|]*\|)?$|=\s*(?:if|unless|case|begin)\b.*$")
+# an endless method (`def full? = size > 3`) has no body below (a setter's `def name=(v)` has)
+_RUBY_ENDLESS_DEF = re.compile(r"\s*(?:(?:private|protected|public)\s+)?def\s+(?:self\.)?(?:\w+[?!]?|[^\w\s(]+)\s*"
+                               r"(?:\(.*\))?\s*=(?![=~>(])")
 _TRAILING_COMMENT = re.compile(r"\s*(?:#|//|--)[^\"'`]*$")
 
 
@@ -82,7 +94,7 @@ def indent_unit(text: str, lang: str | None) -> str:
         step = max(counts, key=lambda k: (counts[k], -k))
         if 1 < step <= 8:
             return " " * step
-    return "  " if lang in ("lua", "javascript", "typescript", "tsx", "json", "bash") else "    "
+    return "  " if lang in ("lua", "javascript", "typescript", "tsx", "json", "bash", "ruby") else "    "
 
 
 def _is_block_opener(line: str, lang: str | None) -> bool:
@@ -102,6 +114,8 @@ def _is_block_opener(line: str, lang: str | None) -> bool:
         if lang == "lua" and _LUA_OPENER.search(c):
             return True
         if lang == "bash" and _BASH_OPENER.search(c):
+            return True
+        if lang == "ruby" and _RUBY_OPENER.search(c) and not _RUBY_ENDLESS_DEF.match(c):
             return True
     return False
 

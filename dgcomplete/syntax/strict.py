@@ -206,6 +206,9 @@ _IMPORT_LINE = {
     "go": re.compile(r"import\s+(\w+\s+)?\"[^\"]+\""),
     "rust": re.compile(r"(pub(\([\w:]+\))?\s+)?use\s+[^;]+;"),
     "c": re.compile(r"#\s*include\s*[<\"][^>\"]+[>\"]"),
+    "ruby": re.compile(r"require(_relative)?\s*\(?\s*(['\"])[^'\"]+\2\s*\)?"),
+    "php": re.compile(r"use\s+((function|const)\s+)?\\?[\w\\]+(\s+as\s+\w+)?\s*;"
+                      r"|(require|include)(_once)?\s*\(?\s*(['\"])[^'\"]+\6\s*\)?\s*;"),
 }
 _IMPORT_LINE |= {"typescript": _IMPORT_LINE["javascript"], "tsx": _IMPORT_LINE["javascript"],
                  "cpp": _IMPORT_LINE["c"]}
@@ -240,6 +243,7 @@ _MODIFIERS: dict[str, frozenset[str]] = {
     "go": frozenset("func var const type".split()),
     "rust": frozenset("pub const static unsafe async extern mut let fn".split()),
     "c": frozenset("static extern inline const volatile register restrict".split()),
+    "php": frozenset("public private protected static final abstract readonly var const function".split()),
 }
 _MODIFIERS |= {"typescript": _MODIFIERS["javascript"], "tsx": _MODIFIERS["javascript"], "cpp": _MODIFIERS["c"]}
 

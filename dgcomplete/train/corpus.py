@@ -145,6 +145,15 @@ REFUSED_PACKAGES: tuple[str, ...] = (
     "commons-exec",
     "commons-csv",
     "joda-time",
+    # held-out benchmark, Ruby / PHP (splits dev_ruby_php, test_ruby_php): Debian
+    "ruby-thor",
+    "ruby-mustermann",
+    "ruby-tzinfo",
+    "ruby-kramdown",
+    "php-monolog",
+    "php-composer-semver",
+    "php-league-commonmark",
+    "php-guzzlehttp-psr7",
 )
 # Distribution names that carry the same code under another name (Debian's python3-*/node-*/librust-*-dev,
 # the import name of python-dateutil, Debian's python3-cattr for cattrs).

@@ -23,8 +23,8 @@ M.defaults = {
   model = nil, -- checkpoint dir (--model); nil: the embedded model
   shared = "auto", -- relay to one per-user daemon (`serve --shared`): true, false, or "auto" (on when `model` is set)
   filetypes = { "python", "javascript", "javascriptreact", "typescript", "typescriptreact", "go", "rust", "java",
-                "c", "cpp", "lua", "sh", "bash", "json" },
-  root_markers = { ".git", "pyproject.toml", "package.json", "go.mod", "Cargo.toml" },
+                "c", "cpp", "lua", "sh", "bash", "json", "ruby", "php" },
+  root_markers = { ".git", "pyproject.toml", "package.json", "go.mod", "Cargo.toml", "Gemfile", "composer.json" },
   settings = {}, -- server settings, camelCase (maxLines, maxTokens, steps, enabledLanguages, completionItems, ...)
   keys = {
     accept = "<Tab>", -- accepts when ghost text is visible, else does what the key did before
