@@ -108,6 +108,9 @@ candidate: setup
 	$(PY) -m bench.context --model $(CKPT)-cand --split dev_ruby_php --ablate no_gate --dump $(CKPT)-cand/ruby_php.jsonl
 	$(PY) -m bench.context --model $(CKPT)-cand --curve $(CKPT)-cand/ruby_php.jsonl --target 0.65 \
 		--write-thresholds ruby,php --out $(CKPT)-cand/gate_ruby_php.json
+	$(PY) -m bench.context --model $(CKPT)-cand --split dev_ruby_php --as-text --ablate no_gate --dump $(CKPT)-cand/text.jsonl
+	$(PY) -m bench.context --model $(CKPT)-cand --curve $(CKPT)-cand/text.jsonl --target 0.65 \
+		--write-thresholds other --out $(CKPT)-cand/gate_other.json
 	$(PY) -m bench.quality --model $(CKPT)-cand --suites humaneval_single --baseline-limit 0 --threads 2 \
 		--out $(CKPT)-cand/humaneval_single.json
 

@@ -73,7 +73,7 @@ from . import (
     write_jsonl,
 )
 from .heldout import OUT as HELDOUT
-from .heldout import SPLITS, case_document, family, load, other_text
+from .heldout import SPLITS, as_text, case_document, family, load, other_text
 from .latency import Daemon, pos_at
 from .workspace import case_path, materialize
 
@@ -129,6 +129,7 @@ def parses_after(doc: str, lang_id: str, start: int, end: int, insert: str) -> b
     from dgcomplete.syntax.languages import language_for
 
     new = doc[:start] + insert + doc[end:]
+    lang_id = lang_id.removeprefix("x-")  # bench.heldout.as_text's: the file's language is known here
     ts = language_for(lang_id)
     ok = error_count(parse(new, ts)) <= error_count(parse(doc, ts))
     if ok and lang_id == "python" and _python_parses(doc):
@@ -550,6 +551,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     help="dev / test: Python and JS/TS; dev_langs / test_langs: Go, Rust, C and Java")
     ap.add_argument("--data", default=str(HELDOUT), help="folder of the built set (bench.heldout)")
     ap.add_argument("--n", type=int, help="cases, spread evenly over the split (default: all)")
+    ap.add_argument("--as-text", action="store_true",
+                    help="send the files as a language without a grammar (bench.heldout.as_text)")
     ap.add_argument("--model", help="checkpoint directory (default: the embedded model)")
     ap.add_argument("--threads", type=int)
     ap.add_argument("--set", action="append", default=[], metavar="KEY=JSON", help="an initialization option")
@@ -581,6 +584,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     model = resolve_model(a.model)
     loaded = load_model(model)
     data = load(a.split, Path(a.data))
+    if a.as_text:
+        if a.workspace:
+            raise SystemExit("bench.context: --as-text renames the files, so it cannot serve them as a workspace folder")
+        data = as_text(data)
     cases = pick_cases(data, a.n)
     base = parse_sets(a.set)
     if a.ablate is None:

@@ -258,6 +258,7 @@ def language_id(path: str) -> str | None:
 def family(lang_id: str) -> str:
     """``python``, ``js`` (JavaScript and TypeScript are one family for the split and the report), or the
     languageId itself (``go``, ``rust``, ``java``, ``c``, ``ruby``, ``php``)."""
+    lang_id = lang_id.removeprefix("x-")  # as_text's
     if lang_id.startswith(("javascript", "typescript")):
         return "js"
     return lang_id
@@ -289,6 +290,16 @@ def load(split: str, root: Path = OUT) -> dict[str, Any]:
         sys.exit(f"bench: no held-out set at {display_path(path)} (run python -m bench.heldout)")
     with lzma.open(path, "rt", encoding="utf-8") as f:
         return json.load(f)
+
+
+def as_text(data: dict[str, Any]) -> dict[str, Any]:
+    """The split as an editor sends a language without a grammar: each file's languageId becomes ``x-<id>`` and its
+    name gains ``.txt`` (so neither maps to a grammar), the texts and cases unchanged. What the daemon gives
+    documents of such a language, measured on files whose language is known (``--as-text``)."""
+    fid = lambda f: f + ".txt"  # noqa: E731
+    files = {fid(k): {**v, "lang": f"x-{v['lang']}", "path": fid(v["path"])} for k, v in data["files"].items()}
+    cases = [{**c, "file": fid(c["file"]), "others": [fid(o) for o in c["others"]]} for c in data["cases"]]
+    return {**data, "files": files, "cases": cases, "as_text": True}
 
 
 # ---- fetching -------------------------------------------------------------------------------------------------

@@ -62,7 +62,7 @@ from . import (
 )
 from .context import OptionsDaemon, ask_inline, open_case, parse_sets, run_info, shown_text
 from .heldout import OUT as HELDOUT
-from .heldout import SPLITS, case_document, family, load
+from .heldout import SPLITS, as_text, case_document, family, load
 from .latency import pos_at
 
 THRESHOLDS = [0.0, 0.2, 0.25, 0.29, 0.33, 0.37, 0.41, 0.45, 0.5, 0.6]
@@ -356,6 +356,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--split", default="dev", choices=SPLITS)
     ap.add_argument("--data", default=str(HELDOUT), help="folder of the built set (bench.heldout)")
     ap.add_argument("--n", type=int, help="lines, spread evenly over the split's whole-line cases (default: all)")
+    ap.add_argument("--as-text", action="store_true",
+                    help="send the files as a language without a grammar (bench.heldout.as_text)")
     ap.add_argument("--model", help="checkpoint directory (default: the embedded model)")
     ap.add_argument("--threads", type=int)
     ap.add_argument("--set", action="append", default=[], metavar="KEY=JSON", help="an initialization option")
@@ -373,6 +375,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     if a.sweep:
         recs = [json.loads(ln) for ln in Path(a.sweep).read_text().splitlines()]
         data = load(a.split, Path(a.data))
+        data = as_text(data) if a.as_text else data
         cases = {c["id"]: c for c in data["cases"]}
         docs = {r["id"]: case_document(data["files"], cases[r["id"]]) for r in recs if r["id"] in cases}
         res = {"benchmark": "typing_replay_sweep", "dump": display_path(a.sweep), "split": a.split,
@@ -393,6 +396,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     model = resolve_model(a.model)
     loaded = load_model(model)
     data = load(a.split, Path(a.data))
+    data = as_text(data) if a.as_text else data
     lines = [c for c in data["cases"] if c["kind"] == "whole_line" and 0 < len(c["expected"].rstrip()) <= MAX_LINE_CHARS]
     cases = spread(lines, a.n)
     options = parse_sets(a.set)

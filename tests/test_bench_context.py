@@ -151,6 +151,20 @@ def test_gate_curve():
     assert best is not None and best["threshold"] == 0.5 and best["precision"] == 0.75
 
 
+def test_as_text_sends_a_split_as_a_language_without_a_grammar():
+    from dgcomplete.syntax import language_for
+
+    data = _build(2)
+    text = heldout.as_text(data)
+    assert [c["expected"] for c in text["cases"]] == [c["expected"] for c in data["cases"]]
+    for c in text["cases"]:
+        f = text["files"][c["file"]]
+        was = data["files"][c["file"][:-4]]["lang"]
+        assert language_for(f["lang"], f"file:///x/{c['file']}") is None and f["lang"] == f"x-{was}"
+        assert heldout.family(f["lang"]) == heldout.family(was)
+        assert heldout.case_document(text["files"], c) == heldout.case_document(data["files"], {**c, "file": c["file"][:-4]})
+
+
 def test_a_chosen_threshold_is_stored_for_its_languages(tmp_path: Path):
     (tmp_path / "gate.json").write_text(json.dumps({"weights": {}, "bias": 0.0, "threshold": 0.3,
                                                     "thresholds": {"lua": 0.5}}))
