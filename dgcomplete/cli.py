@@ -239,7 +239,7 @@ def cmd_doctor(args: argparse.Namespace) -> int:
     got = comp.items[0].text if comp.items else f"(none: {comp.reason})"
     print(f"sample completion in {ms:.0f} ms: 'return n % 2 == {got}'  steps={comp.stats.get('steps')}")
     if comp.items:
-        conf, floor = comp.items[0].confidence or 0.0, engine.gate.threshold
+        conf, floor = comp.items[0].confidence or 0.0, engine.gate.threshold_for("python")
         verdict = ("no: one character saves no keystroke" if not saves_keystrokes(got)
                    else "yes" if conf >= floor else "no: below the gate")
         print(f"  gate confidence {conf:.2f} (minConfidence {floor:.2f}); shown as you type: {verdict}")

@@ -20,13 +20,15 @@ from .lsp_client import RawDaemon, expect, id_key
 # model's guesses, leaving the item paths unexercised)
 FUZZ_INIT = {"steps": 4, "maxTokens": 16, "minConfidence": 0}
 URIS = ("file:///fz/a.py", "file:///fz/b.js", "file:///fz/c.txt", "file:///fz/d.rs", "file:///fz/e.unknownext",
-        "untitled:Untitled-1", "file:///fz/%E6%BC%A2%20x.go", "file:///fz/never-opened.py")
+        "untitled:Untitled-1", "file:///fz/%E6%BC%A2%20x.go", "file:///fz/never-opened.py", "file:///fz/f.rb",
+        "file:///fz/g.php", "file:///fz/h.kt")
 LANGS = ("python", "javascript", "typescript", "typescriptreact", "go", "rust", "java", "c", "cpp", "lua",
-         "shellscript", "bash", "json", "plaintext", "", "klingon", "PYTHON", "python\x00")
+         "shellscript", "bash", "json", "ruby", "php", "kotlin", "plaintext", "", "klingon", "PYTHON", "python\x00")
 CHUNKS = ("def f(x):\n", "    return ", "x", "(", ")", "{", "}", "[", "]", ":", ".", ",", " ", "  ", "\t", "\n",
           "\r\n", "\r", "\x00", "\x1b", "\x7f", "\x0c", "é", "漢字", "😀", "\U0010ffff", "\ufeff", "\u2028",
           "\ud800", "\udc00", "\ud83d", '"', "'", "\\", "#", "//", "/*", "*/", "if x:", "import os\n",
-          "function g() {", "fn main() {", "func main() {", "let y = ", "0" * 40, "é" * 30 + "\n")
+          "function g() {", "fn main() {", "func main() {", "let y = ", "0" * 40, "é" * 30 + "\n", "<?php\n",
+          "$x = ", "do |x|\n", "end\n", "#{", "<<~EOS\n")
 # repeated entries weigh more
 REQUEST_METHODS = ("textDocument/inlineCompletion",) * 5 + ("textDocument/completion",) * 2 + (
     "textDocument/codeAction", "codeAction/resolve", "workspace/executeCommand", "workspace/executeCommand",
