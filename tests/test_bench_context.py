@@ -106,6 +106,12 @@ def test_packages_are_clean_and_split_evenly():
         ps = [p for p in heldout.PACKAGES if p.split == split]
         assert sorted(p.name.split("-")[0] for p in ps) == ["php", "php", "ruby", "ruby"]
         assert sum(p.cases or heldout.CASES_PER_PACKAGE for p in ps) == 300
+    # C++: about 150 cases in each split, from different packages
+    for split in ("dev_cpp", "test_cpp"):
+        ps = [p for p in heldout.PACKAGES if p.split == split]
+        assert 150 <= sum(p.cases or heldout.CASES_PER_PACKAGE for p in ps) <= 151
+    assert not {p.name for p in heldout.PACKAGES if p.split == "dev_cpp"} & {
+        p.name for p in heldout.PACKAGES if p.split == "test_cpp"}
 
 
 def test_code_lines_skip_comments_and_strings_in_each_language():
@@ -114,10 +120,12 @@ def test_code_lines_skip_comments_and_strings_in_each_language():
     rs = "/// Doc comment here.\nfn total(a: u32) -> u32 {\n    /* block\n       comment */\n    a + 10\n}\n"
     java = "class A {\n  /** Javadoc\n   * more text */\n  int size() {\n    return 1;\n  }\n}\n"
     c = "/* header\n * text */\nint add(int a) {\n    return a + 1;\n}\n"
+    cpp = "// Adds.\nint add(int a) {\n  auto s = R\"(raw\nline)\";\n  return a + 1;\n}\n"
     rb = "# Adds.\ndef add(a)\n  doc = <<~TXT\n    heredoc text\n  TXT\n  a + 1\nend\n"
     php = "<?php\n/**\n * Doc comment.\n */\nfunction add($a) {\n    $s = \"two\n    lines\";\n    return $a + 1;\n}\n"
     for text, lang, code, not_code in ((go, "go", "return len(s)", "string line`"),
                                        (rb, "ruby", "def add(a)", "heredoc text"),
+                                       (cpp, "cpp", "return a + 1;", 'line)";'),
                                        (php, "php", "return $a + 1;", "lines\";"),
                                        (rs, "rust", "a + 10", "comment */"),
                                        (java, "java", "return 1;", "* more text */"),

@@ -154,6 +154,12 @@ REFUSED_PACKAGES: tuple[str, ...] = (
     "php-composer-semver",
     "php-league-commonmark",
     "php-guzzlehttp-psr7",
+    # held-out benchmark, C++ (splits dev_cpp, test_cpp): Debian source packages
+    "leveldb",
+    "double-conversion",
+    "snappy",
+    "re2",
+    "yaml-cpp",
 )
 # Distribution names that carry the same code under another name (Debian's python3-*/node-*/librust-*-dev,
 # the import name of python-dateutil, Debian's python3-cattr for cattrs).
