@@ -548,7 +548,8 @@ def run_info(loaded: Any, note: str | None, t: Timer) -> dict[str, Any]:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--split", default="dev", choices=SPLITS,
-                    help="dev / test: Python and JS/TS; dev_langs / test_langs: Go, Rust, C and Java")
+                    help="dev / test: Python and JS/TS; dev_langs / test_langs: Go, Rust, C and Java; "
+                         "dev_ruby_php / test_ruby_php; dev_cpp / test_cpp")
     ap.add_argument("--data", default=str(HELDOUT), help="folder of the built set (bench.heldout)")
     ap.add_argument("--n", type=int, help="cases, spread evenly over the split (default: all)")
     ap.add_argument("--as-text", action="store_true",

@@ -31,12 +31,12 @@ MIN_BYTES = 17_000  # above check._SMALL_DOC: the windowed path
 
 
 def _folder_texts(folder: Path, lang: str) -> list[str]:
-    """The texts of the files under ``folder`` whose extension is ``lang``'s, in path order."""
-    from dgcomplete.syntax.languages import EXTENSIONS
+    """The texts of the files under ``folder`` the editor would open as ``lang`` (by name), in path order."""
+    from dgcomplete.syntax.languages import language_for
 
     out = []
     for path in sorted(folder.rglob("*")):
-        if path.is_file() and EXTENSIONS.get(path.suffix.lower()) == lang:
+        if path.is_file() and language_for(None, path.name) == lang:
             out.append(path.read_text(encoding="utf-8", errors="replace"))
     return out
 
