@@ -75,7 +75,7 @@ from . import (
 from .heldout import OUT as HELDOUT
 from .heldout import SPLITS, as_text, case_document, family, load, other_text
 from .latency import Daemon, pos_at
-from .workspace import case_path, materialize
+from .workspace import AS_TEXT, case_path, materialize
 
 # Named variants for --ablate: initialization options merged over --set.  Edit freely (issue #16's settings).
 ABLATIONS: dict[str, dict[str, Any]] = {
@@ -290,7 +290,7 @@ async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dic
     """
     files = data["files"]
     client = daemon.client
-    split = data["split"] if workspace else None
+    split = data["split"] + (AS_TEXT if data.get("as_text") else "") if workspace else None
     out = []
     for i, case in enumerate([cases[0], *cases] if cases else []):
         warmup = i == 0
@@ -501,7 +501,7 @@ async def run_variants(model: Path, data: dict[str, Any], cases: list[dict[str, 
     out: dict[str, Any] = {}
     every: list[dict[str, Any]] = []
     log_dir = Path(tempfile.mkdtemp(prefix="dgcontext-"))
-    folders = sorted(materialize(data["split"]).values()) if workspace else None
+    folders = sorted(materialize(data["split"] + (AS_TEXT if data.get("as_text") else "")).values()) if workspace else None
     for name, options in variants.items():
         d = OptionsDaemon(model, options=options, threads=threads, log_dir=log_dir, folders=folders)
         t = Timer()
@@ -586,8 +586,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     loaded = load_model(model)
     data = load(a.split, Path(a.data))
     if a.as_text:
-        if a.workspace:
-            raise SystemExit("bench.context: --as-text renames the files, so it cannot serve them as a workspace folder")
         data = as_text(data)
     cases = pick_cases(data, a.n)
     base = parse_sets(a.set)

@@ -57,10 +57,17 @@ def unpack(p: Package, dest: Path) -> Path:
     return dest / (top[: -len("/src")] if top.endswith("/src") else top)  # a crate's folder, not its src/
 
 
+# a split's packages with every source file renamed as bench.heldout.as_text names them (``+ ".txt"``): the
+# workspace of a language without a grammar
+AS_TEXT = "@text"
+
+
 def materialize(split: str) -> dict[str, Path]:
-    """Package name -> its workspace folder, for every package of ``split`` (unpacked once; kept)."""
+    """Package name -> its workspace folder, for every package of ``split`` (unpacked once; kept); ``split +
+    AS_TEXT``: with its source files renamed."""
+    base = split.removesuffix(AS_TEXT)
     out = {}
-    for p in (p for p in PACKAGES if p.split == split):
+    for p in (p for p in PACKAGES if p.split == base):
         dest = WS / split / _safe(p.name)
         mark = dest / ".dgcomplete-ws-root"
         if mark.exists():
@@ -69,14 +76,18 @@ def materialize(split: str) -> dict[str, Path]:
         shutil.rmtree(dest, ignore_errors=True)
         dest.mkdir(parents=True)
         ws = unpack(p, dest)
+        if split != base:
+            for f in [f for f in dest.rglob("*") if f.is_file() and heldout.language_id(f.name)]:
+                f.rename(f.with_name(f.name + ".txt"))
         mark.write_text(str(ws.relative_to(dest)))
         out[p.name] = ws
     return out
 
 
 def case_path(split: str, fid: str) -> Path:
-    """The file of case file id ``fid`` (``{package}/{path}``) in its unpacked package."""
+    """The file of case file id ``fid`` (``{package}/{path}``) in its unpacked package (``split + AS_TEXT``: the
+    renamed one, where ``fid`` is as_text's)."""
     for p in PACKAGES:
-        if p.split == split and fid.startswith(p.name + "/"):
+        if p.split == split.removesuffix(AS_TEXT) and fid.startswith(p.name + "/"):
             return WS / split / _safe(p.name) / fid[len(p.name) + 1 :]
     raise KeyError(fid)

@@ -302,9 +302,9 @@ class Engine:
         if not self._reads_folders():
             return
         budget = self.settings.workspace_index_lines
-        key = self.context.folder_key(self.context.disk_copy(s.uri), s.lang or s.big_lang)
-        if key is None or key[1] not in folders.LANGUAGES or key in self._scanning:
-            return
+        key = self.context.folder_key(self.context.disk_copy(s.uri), s.retrieval_lang or s.big_lang)
+        if key is None or not (key[1] in folders.LANGUAGES or key[1].startswith("text:.")) or key in self._scanning:
+            return  # a language without a grammar is found in the folder by its extension (not by a languageId)
         root, lang = key
         shared = (root, lang, budget)
         folder = self.context.folders.get(key)

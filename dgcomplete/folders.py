@@ -22,7 +22,7 @@ import time
 from urllib.parse import unquote, urlsplit
 
 from .notebooks import layouts, read_ipynb
-from .syntax.languages import EXTENSIONS, kin, language_for
+from .syntax.languages import EXTENSIONS, kin, language_for, text_language
 
 MAX_FILE_BYTES = 256_000  # bigger files are data or generated code
 MAX_NOTEBOOK_BYTES = 8_000_000  # a notebook's outputs (plots) are most of its bytes; its code is read from it
@@ -92,8 +92,11 @@ def _distance(a: list[str], b: list[str]) -> int:
 
 
 def language_of(path: str) -> str | None:
-    """The language of a file as the folder index reads it: by extension, and a notebook's code as Python."""
-    return "python" if path.endswith(NOTEBOOK) else language_for(None, path)
+    """The language of a file as the folder index reads it: by extension, a notebook's code as Python, and a file
+    of a language without a grammar by the key its documents have (:func:`text_language`)."""
+    if path.endswith(NOTEBOOK):
+        return "python"
+    return language_for(None, path) or text_language(None, path)
 
 
 def notebook_code(raw: str) -> str | None:

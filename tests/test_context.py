@@ -470,8 +470,8 @@ def test_a_language_without_a_grammar_gets_retrieval_and_its_own_gate(tiny_mask_
     from dgcomplete.model import load_model
     from dgcomplete.syntax import text_language
 
-    assert text_language("kotlin", "file:///a/Main.kt") == "text:kotlin"
-    assert text_language(None, "file:///a/Main.kt") == "text:.kt" and text_language(None, "Makefile") is None
+    assert text_language("kotlin", "file:///a/Main.kt") == text_language(None, "/a/Main.kt") == "text:.kt"
+    assert text_language("kotlin", "untitled:Untitled-1") == "text:kotlin" and text_language(None, "Makefile") is None
     eng = Engine(load_model(tiny_mask_model), threads=1)
     eng.settings.min_confidence = 0.0
     text = "val total = items.sumOf { it.price }\nprintln(total)\n\nval count = items.size\n"
@@ -479,7 +479,7 @@ def test_a_language_without_a_grammar_gets_retrieval_and_its_own_gate(tiny_mask_
     eng.open("file:///Other.kt", "fun f() {\n    val count = items.size\n    logger.info(count)\n}\n", 1, "kotlin")
     eng.open("file:///x.py", "val count = items.size\nprint(count)\n", 1, "python")
     s = eng.session("file:///Main.kt")
-    assert s.lang is None and s.retrieval_lang == "text:kotlin"
+    assert s.lang is None and s.retrieval_lang == "text:.kt"
 
     async def go():
         return await eng.complete("file:///Main.kt", len(text), seed=0, n=3)

@@ -295,6 +295,36 @@ def test_the_engine_looks_again_when_a_document_opens_later(tiny_mask_model, tmp
     assert sorted(Path(p).name for p in later) == ["io.py", "new.py"]
 
 
+def test_a_language_without_a_grammar_reads_its_files_by_extension(tiny_mask_model, tmp_path):
+    """Kotlin has no grammar: a .kt document in the folder reads the folder's other .kt files (found by their
+    extension), not its other files."""
+    from dgcomplete.engine import Engine
+    from dgcomplete.model import load_model
+
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "Repo.kt").write_text("val count = items.size\nlogger.info(count)\n")
+    (root / "notes.txt").write_text("val count = items.size\nprint(count)\n")
+    (root / "util.py").write_text("val count = items.size\nreturn count\n")
+    assert [Path(p).name for p in folders.listed(str(root), "text:.kt")] == ["Repo.kt"]
+
+    async def scenario() -> list[str]:
+        eng = Engine(load_model(tiny_mask_model), threads=1)
+        eng.settings.min_confidence = 0.0
+        eng.set_folders([str(root)])
+        text = "val count = items.size\n"
+        eng.open((root / "Main.kt").as_uri(), text, 1, "kotlin")
+        for _ in range(200):
+            await asyncio.sleep(0.02)
+            if not eng._scanning and (str(root), "text:.kt") in eng.context.folders:
+                break
+        comp = await eng.complete((root / "Main.kt").as_uri(), len(text), seed=0, n=3)
+        return [c.text for c in comp.items]
+
+    got = asyncio.run(scenario())
+    assert "logger.info(count)" in got and "print(count)" not in got and "return count" not in got
+
+
 def test_related_languages_read_each_other(tmp_path):
     """A TypeScript document reads JavaScript files and documents (and the other way round); C++ reads C headers."""
     root = tmp_path / "proj"

@@ -189,15 +189,15 @@ def language_for(language_id: str | None, path: str | None = None) -> str | None
 
 
 def text_language(language_id: str | None, path: str | None = None) -> str | None:
-    """The key that groups the documents of a language without a grammar (``text:kotlin``, ``text:.kt``): the
-    LSP languageId, else the path's extension. Retrieval reads their lines as it does a known language's; no
-    syntax check runs on them."""
-    lid = (language_id or "").strip().lower()
-    if lid:
-        return f"text:{lid}"
-    name = (path or "").split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    """The key that groups the documents of a language without a grammar (``text:.kt``, ``text:kotlin``): the
+    path's extension, so that the workspace folder's files of it are found by name, else the LSP languageId.
+    Retrieval reads their lines as it does a known language's; no syntax check runs on them."""
+    name = (path or "").split("?", 1)[0].split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
     dot = name.rfind(".")
-    return f"text:{name[dot:].lower()}" if dot > 0 else None
+    if dot > 0:
+        return f"text:{name[dot:].lower()}"
+    lid = (language_id or "").strip().lower()
+    return f"text:{lid}" if lid else None
 
 
 _languages: dict[str, tree_sitter.Language] = {}
