@@ -73,9 +73,9 @@ from . import (
     write_jsonl,
 )
 from .heldout import OUT as HELDOUT
-from .heldout import SPLITS, as_text, case_document, family, load, other_text
+from .heldout import SPLITS, as_text, case_document, family, load, other_text, real_language
 from .latency import Daemon, pos_at
-from .workspace import AS_TEXT, case_path, materialize
+from .workspace import case_path, materialize, workspace_split
 
 # Named variants for --ablate: initialization options merged over --set.  Edit freely (issue #16's settings).
 ABLATIONS: dict[str, dict[str, Any]] = {
@@ -129,7 +129,7 @@ def parses_after(doc: str, lang_id: str, start: int, end: int, insert: str) -> b
     from dgcomplete.syntax.languages import language_for
 
     new = doc[:start] + insert + doc[end:]
-    lang_id = lang_id.removeprefix("x-")  # bench.heldout.as_text's: the file's language is known here
+    lang_id = real_language(lang_id)  # the bench knows the file's language where the daemon is not told it
     ts = language_for(lang_id)
     ok = error_count(parse(new, ts)) <= error_count(parse(doc, ts))
     if ok and lang_id == "python" and _python_parses(doc):
@@ -290,7 +290,7 @@ async def run_cases(daemon: OptionsDaemon, data: dict[str, Any], cases: list[dic
     """
     files = data["files"]
     client = daemon.client
-    split = data["split"] + (AS_TEXT if data.get("as_text") else "") if workspace else None
+    split = workspace_split(data) if workspace else None
     out = []
     for i, case in enumerate([cases[0], *cases] if cases else []):
         warmup = i == 0
@@ -501,7 +501,7 @@ async def run_variants(model: Path, data: dict[str, Any], cases: list[dict[str, 
     out: dict[str, Any] = {}
     every: list[dict[str, Any]] = []
     log_dir = Path(tempfile.mkdtemp(prefix="dgcontext-"))
-    folders = sorted(materialize(data["split"] + (AS_TEXT if data.get("as_text") else "")).values()) if workspace else None
+    folders = sorted(materialize(workspace_split(data)).values()) if workspace else None
     for name, options in variants.items():
         d = OptionsDaemon(model, options=options, threads=threads, log_dir=log_dir, folders=folders)
         t = Timer()

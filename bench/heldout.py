@@ -290,7 +290,7 @@ def language_id(path: str) -> str | None:
 def family(lang_id: str) -> str:
     """``python``, ``js`` (JavaScript and TypeScript are one family for the split and the report), or the
     languageId itself (``go``, ``rust``, ``java``, ``c``, ``cpp``, ``ruby``, ``php``)."""
-    lang_id = lang_id.removeprefix("x-")  # as_text's
+    lang_id = real_language(lang_id)
     if lang_id.startswith(("javascript", "typescript")):
         return "js"
     return lang_id
@@ -324,14 +324,22 @@ def load(split: str, root: Path = OUT) -> dict[str, Any]:
         return json.load(f)
 
 
+AS_TEXT_ID, AS_TEXT_SUFFIX = "x-", ".txt"  # what as_text puts before a languageId and after a file name
+
+
 def as_text(data: dict[str, Any]) -> dict[str, Any]:
     """The split as an editor sends a language without a grammar: each file's languageId becomes ``x-<id>`` and its
     name gains ``.txt`` (so neither maps to a grammar), the texts and cases unchanged. What the daemon gives
     documents of such a language, measured on files whose language is known (``--as-text``)."""
-    fid = lambda f: f + ".txt"  # noqa: E731
-    files = {fid(k): {**v, "lang": f"x-{v['lang']}", "path": fid(v["path"])} for k, v in data["files"].items()}
+    fid = lambda f: f + AS_TEXT_SUFFIX  # noqa: E731
+    files = {fid(k): {**v, "lang": AS_TEXT_ID + v["lang"], "path": fid(v["path"])} for k, v in data["files"].items()}
     cases = [{**c, "file": fid(c["file"]), "others": [fid(o) for o in c["others"]]} for c in data["cases"]]
     return {**data, "files": files, "cases": cases, "as_text": True}
+
+
+def real_language(lang_id: str) -> str:
+    """The languageId a file of the split has, also where :func:`as_text` sends it as another."""
+    return lang_id.removeprefix(AS_TEXT_ID)
 
 
 # ---- fetching -------------------------------------------------------------------------------------------------

@@ -372,10 +372,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--note", help="a note stored with the results")
     ap.add_argument("--out", help=f"write the JSON report here (e.g. {display_path(RESULTS / 'typing_replay.json')})")
     a = ap.parse_args(argv)
+    data = load(a.split, Path(a.data))
+    data = as_text(data) if a.as_text else data
     if a.sweep:
         recs = [json.loads(ln) for ln in Path(a.sweep).read_text().splitlines()]
-        data = load(a.split, Path(a.data))
-        data = as_text(data) if a.as_text else data
         cases = {c["id"]: c for c in data["cases"]}
         docs = {r["id"]: case_document(data["files"], cases[r["id"]]) for r in recs if r["id"] in cases}
         res = {"benchmark": "typing_replay_sweep", "dump": display_path(a.sweep), "split": a.split,
@@ -395,8 +395,6 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     model = resolve_model(a.model)
     loaded = load_model(model)
-    data = load(a.split, Path(a.data))
-    data = as_text(data) if a.as_text else data
     lines = [c for c in data["cases"] if c["kind"] == "whole_line" and 0 < len(c["expected"].rstrip()) <= MAX_LINE_CHARS]
     cases = spread(lines, a.n)
     options = parse_sets(a.set)

@@ -18,6 +18,7 @@ import re
 import shutil
 import tarfile
 from pathlib import Path
+from typing import Any
 
 from . import ROOT, heldout
 from .heldout import PACKAGES, Package, as_tar, fetch, member_path
@@ -78,10 +79,16 @@ def materialize(split: str) -> dict[str, Path]:
         ws = unpack(p, dest)
         if split != base:
             for f in [f for f in dest.rglob("*") if f.is_file() and heldout.language_id(f.name)]:
-                f.rename(f.with_name(f.name + ".txt"))
+                f.rename(f.with_name(f.name + heldout.AS_TEXT_SUFFIX))
         mark.write_text(str(ws.relative_to(dest)))
         out[p.name] = ws
     return out
+
+
+def workspace_split(data: dict[str, Any]) -> str:
+    """The name :func:`materialize` and :func:`case_path` take for a loaded split (``+ AS_TEXT`` for
+    :func:`bench.heldout.as_text`'s)."""
+    return data["split"] + (AS_TEXT if data.get("as_text") else "")
 
 
 def case_path(split: str, fid: str) -> Path:

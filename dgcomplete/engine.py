@@ -214,9 +214,9 @@ class Engine:
         self.local.forget("<warm-up>")
         return {"threads": best, "timings_ms": {k: round(v * 1e3, 2) for k, v in timings.items()}}
 
-    def min_confidence(self, lang: str | None = None) -> float:
+    def min_confidence(self, lang: str | None) -> float:
         """The gate's threshold: the session's ``minConfidence``, else the one shipped with the model's gate for
-        documents of ``lang``."""
+        documents of ``lang`` (None: a language without a grammar)."""
         v = self.settings.min_confidence
         return self.gate.threshold_for(lang) if v is None else float(v)
 
@@ -303,8 +303,8 @@ class Engine:
             return
         budget = self.settings.workspace_index_lines
         key = self.context.folder_key(self.context.disk_copy(s.uri), s.retrieval_lang or s.big_lang)
-        if key is None or not (key[1] in folders.LANGUAGES or key[1].startswith("text:.")) or key in self._scanning:
-            return  # a language without a grammar is found in the folder by its extension (not by a languageId)
+        if key is None or not folders.listable(key[1]) or key in self._scanning:
+            return
         root, lang = key
         shared = (root, lang, budget)
         folder = self.context.folders.get(key)

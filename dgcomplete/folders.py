@@ -22,7 +22,7 @@ import time
 from urllib.parse import unquote, urlsplit
 
 from .notebooks import layouts, read_ipynb
-from .syntax.languages import EXTENSIONS, kin, language_for, text_language
+from .syntax.languages import EXTENSIONS, keyed_by_extension, kin, language_for, text_language
 
 MAX_FILE_BYTES = 256_000  # bigger files are data or generated code
 MAX_NOTEBOOK_BYTES = 8_000_000  # a notebook's outputs (plots) are most of its bytes; its code is read from it
@@ -89,6 +89,12 @@ def _distance(a: list[str], b: list[str]) -> int:
             break
         n += 1
     return len(a) + len(b) - 2 * n
+
+
+def listable(lang: str) -> bool:
+    """Whether a folder's files of ``lang`` can be listed and read: a grammar language's (but JSON, data), or a
+    language without a grammar keyed by its extension."""
+    return lang in LANGUAGES or keyed_by_extension(lang)
 
 
 def language_of(path: str) -> str | None:

@@ -153,15 +153,21 @@ EXTENSIONS: dict[str, str] = {
 }
 
 
-def _extension_language(path: str) -> str | None:
+def _name_and_extension(path: str) -> tuple[str, str]:
+    """A path's or URI's last segment and its extension (lower case; "" for none and for a dot file)."""
     # Works for plain paths and file:// URIs alike: only the last segment matters.
     name = path.split("?", 1)[0].split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
+    dot = name.rfind(".")
+    return name, name[dot:].lower() if dot > 0 else ""
+
+
+def _extension_language(path: str) -> str | None:
+    name, ext = _name_and_extension(path)
     if name in (".bashrc", ".zshrc", ".profile", ".bash_profile"):
         return "bash"
     if name in ("Gemfile", "Rakefile", "Guardfile", "Vagrantfile"):
         return "ruby"
-    dot = name.rfind(".")
-    return EXTENSIONS.get(name[dot:].lower()) if dot > 0 else None
+    return EXTENSIONS.get(ext)
 
 
 # languages whose lines serve each other in retrieval: a TypeScript file is read for a JavaScript one, a C header
@@ -188,16 +194,22 @@ def language_for(language_id: str | None, path: str | None = None) -> str | None
     return None
 
 
+_TEXT = "text:"  # the keys of languages without a grammar
+
+
 def text_language(language_id: str | None, path: str | None = None) -> str | None:
     """The key that groups the documents of a language without a grammar (``text:.kt``, ``text:kotlin``): the
     path's extension, so that the workspace folder's files of it are found by name, else the LSP languageId.
     Retrieval reads their lines as it does a known language's; no syntax check runs on them."""
-    name = (path or "").split("?", 1)[0].split("#", 1)[0].rstrip("/").rsplit("/", 1)[-1].rsplit("\\", 1)[-1]
-    dot = name.rfind(".")
-    if dot > 0:
-        return f"text:{name[dot:].lower()}"
+    ext = _name_and_extension(path or "")[1]
     lid = (language_id or "").strip().lower()
-    return f"text:{lid}" if lid else None
+    return _TEXT + ext if ext else _TEXT + lid if lid else None
+
+
+def keyed_by_extension(lang: str) -> bool:
+    """Whether ``lang`` is the key of a language without a grammar taken from a file extension, so that a folder's
+    files of it are found by name (a languageId key names no files)."""
+    return lang.startswith(_TEXT + ".")
 
 
 _languages: dict[str, tree_sitter.Language] = {}
