@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 import sys
 import time
 import uuid
@@ -502,6 +503,9 @@ def _position(v: View, offset: int) -> lsp.Position:
     return lsp.Position(line=line, character=col)
 
 
+_WORD_BEFORE = re.compile(r"[\w$]+\Z")  # the part of a name left of the cursor, as menus read it
+
+
 def _items_range(v: View, comp: Completion, cand: str) -> tuple[lsp.Range, str]:
     """A same-line range from the typed word's start to the cursor, extended over auto-inserted closers."""
     text = v.session.doc.text
@@ -594,17 +598,41 @@ async def ls_completion(ls: DgServer, params: lsp.CompletionParams) -> lsp.Compl
         raise JsonRpcInvalidParams(str(e)) from e
     if comp is None or not comp.items or v is None:
         return lsp.CompletionList(is_incomplete=True, items=[])
-    cand = comp.items[0]
-    rng, insert = _items_range(v, comp, cand.text)
-    first = insert.split("\n", 1)[0].strip()
-    label = f"✦ {first[:60]}" + (" …" if "\n" in insert.strip() else "")
-    return lsp.CompletionList(is_incomplete=True, items=[lsp.CompletionItem(
-        label=label, kind=lsp.CompletionItemKind.Snippet, detail="dgcomplete (diffusion)",
-        documentation=lsp.MarkupContent(lsp.MarkupKind.Markdown, f"```\n{insert}\n```"),
+    rng, insert = _items_range(v, comp, comp.items[0].text)
+    word = _WORD_BEFORE.search(v.session.doc.text, max(0, comp.start - 200), comp.start)
+    if word is not None:  # the item begins where the typed word begins (see completion_item)
+        rng = lsp.Range(start=_position(v, word.start()), end=rng.end)
+        insert = word.group(0) + insert
+    caps = ls.client_capabilities.text_document if ls.client_capabilities else None
+    ci = caps.completion.completion_item if caps and caps.completion else None
+    markdown = bool(ci and ci.documentation_format and lsp.MarkupKind.Markdown in ci.documentation_format)
+    as_is = bool(ci and ci.insert_text_mode_support and lsp.InsertTextMode.AsIs in ci.insert_text_mode_support.value_set)
+    return lsp.CompletionList(is_incomplete=True, items=[completion_item(insert, rng, markdown, as_is)])
+
+
+def completion_item(insert: str, rng: lsp.Range, markdown: bool = True, as_is: bool = True) -> lsp.CompletionItem:
+    """The one menu item for clients without inline completion: ``insert`` replaces ``rng``, which begins where
+    the word before the cursor begins.
+
+    A menu filters its items by that word, and Emacs's completion-at-point (eglot, lsp-mode, without a frontend)
+    by the label, which it inserts as it is: the item's textEdit replaces it only when a frontend such as company
+    or corfu finishes the completion. So the label is the suggestion's first line, whole, and the mark and the
+    line count go in the detail (``editors/emacs/test``). ``markdown``, ``as_is``: what the client declares it
+    takes (documentation in Markdown, insertTextMode asIs)."""
+    lines = insert.rstrip().split("\n")
+    label = lines[0].rstrip() or insert.strip().split("\n", 1)[0]
+    more = f", {len(lines)} lines" if len(lines) > 1 else ""
+    return lsp.CompletionItem(
+        label=label, kind=lsp.CompletionItemKind.Snippet, detail=f"✦ dgcomplete (diffusion{more})",
+        documentation=lsp.MarkupContent(lsp.MarkupKind.Markdown, f"```\n{insert}\n```") if markdown
+        else lsp.MarkupContent(lsp.MarkupKind.PlainText, insert),
         text_edit=lsp.TextEdit(range=rng, new_text=insert), filter_text=insert, sort_text="0000",
         insert_text_format=lsp.InsertTextFormat.PlainText,
+        # the lines after the first carry their own indentation: a client must not indent them again (lsp-mode
+        # re-indents each line of an item without this)
+        insert_text_mode=lsp.InsertTextMode.AsIs if as_is else None,
         command=lsp.Command(title="dgcomplete: accepted", command=ACCEPT_COMMAND),
-    )])
+    )
 
 
 def serve(model_path: str | None, *, threads: int | None = None, remote: Any = None) -> int:

@@ -206,17 +206,37 @@ async def test_broken_model_path_shows_one_message_and_stays_up(tmp_path):
 
 
 async def test_completion_items_for_clients_without_inline_completion(tiny_model):
-    caps = lsp.ClientCapabilities(text_document=lsp.TextDocumentClientCapabilities())
-    client = await start_daemon("--model", str(tiny_model), "--threads", "1", capabilities=caps)
+    item_caps = lsp.ClientCompletionItemOptions(
+        documentation_format=[lsp.MarkupKind.PlainText],
+        insert_text_mode_support=lsp.ClientCompletionItemInsertTextModeOptions([lsp.InsertTextMode.AsIs]))
+    caps = lsp.ClientCapabilities(text_document=lsp.TextDocumentClientCapabilities(
+        completion=lsp.CompletionClientCapabilities(completion_item=item_caps)))
+    client = await start_daemon("--model", str(tiny_model), "--threads", "1", capabilities=caps,
+                                init_options={"minConfidence": 0})
     try:
-        open_doc(client)
+        open_doc(client, CODE.replace("    return \n", "    return tot\n"))
         res = await client.text_document_completion_async(lsp.CompletionParams(
-            text_document=lsp.TextDocumentIdentifier(URI), position=lsp.Position(6, 11)))
-        assert res is not None and res.is_incomplete
-        for item in res.items:
-            assert item.label.startswith("✦") and item.text_edit is not None
+            text_document=lsp.TextDocumentIdentifier(URI), position=lsp.Position(6, 14)))
+        assert res is not None and res.is_incomplete and len(res.items) == 1
+        item = res.items[0]
+        # menus filter by the typed word (`tot`), Emacs's completion-at-point by the label, which it inserts as is
+        assert item.text_edit.range.start == lsp.Position(6, 11) and item.text_edit.new_text.startswith("tot")
+        assert item.label == item.text_edit.new_text.split("\n")[0].rstrip() and item.filter_text.startswith("tot")
+        assert item.insert_text_mode == lsp.InsertTextMode.AsIs and "dgcomplete" in item.detail
+        assert item.documentation.kind == lsp.MarkupKind.PlainText  # what the client declared it reads
     finally:
         await stop_daemon(client)
+
+
+def test_completion_item_of_a_multi_line_suggestion():
+    from dgcomplete.server import completion_item
+
+    rng = lsp.Range(lsp.Position(3, 4), lsp.Position(3, 6))
+    item = completion_item("if x:\n        return y\n", rng)
+    assert item.label == "if x:" and item.detail == "✦ dgcomplete (diffusion, 2 lines)"
+    assert item.text_edit.new_text == "if x:\n        return y\n" and item.text_edit.range == rng
+    assert completion_item("\n    pass", rng).label == "pass"  # a first line of nothing is no label
+    assert completion_item("x", rng, markdown=False, as_is=False).insert_text_mode is None
 
 
 def _free_port() -> int:

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Run the Emacs end-to-end tests (eglot, lsp-mode) against the real daemon, in batch Emacs.
+#   DG_PYTHON=.venv/bin/python DG_MODEL=<checkpoint dir or empty> bash editors/emacs/test/run.sh [eglot|lsp-mode ...]
+set -euo pipefail
+cd "$(dirname "$0")/../../.."
+EMACS=${EMACS:-emacs}
+export DG_PYTHON=${DG_PYTHON:-.venv/bin/python}
+export DG_MODEL=${DG_MODEL:-}
+export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
+ver=$("$EMACS" --version | head -1 | awk '{print $3}')
+clients=("$@")
+[ ${#clients[@]} -gt 0 ] || clients=(eglot lsp-mode)
+fail=0
+for c in "${clients[@]}"; do
+  out=.test-artifacts/emacs-$ver-$c
+  rm -rf "$out" && mkdir -p "$out"
+  export DG_WORKDIR=$PWD/$out DG_RESULT=$PWD/$out/result.json
+  echo "== Emacs $ver, $c: completion item and Repair syntax against the real daemon (log: $out/)"
+  set +e
+  timeout 300 "$EMACS" --batch -L editors/emacs/test -l "editors/emacs/test/$c-e2e.el" 2>&1 | tee "$out/emacs.log" \
+    | grep --line-buffered '^\[emacs-e2e'
+  rc=${PIPESTATUS[0]}
+  set -e
+  if [ "$rc" -ne 0 ] || ! grep -q '"ok":true' "$DG_RESULT" 2>/dev/null; then
+    echo "Emacs $ver, $c: FAILED (rc=$rc); daemon log tail:"; tail -20 "$out/daemon.log" 2>/dev/null || true
+    fail=1
+  else
+    echo "Emacs $ver, $c: passed"
+  fi
+done
+exit $fail
