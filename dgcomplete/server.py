@@ -616,7 +616,7 @@ def completion_item(insert: str, rng: lsp.Range, markdown: bool = True, as_is: b
 
     A menu filters its items by that word, and Emacs's completion-at-point (eglot, lsp-mode, without a frontend)
     by the label, which it inserts as it is: the item's textEdit replaces it only when a frontend such as company
-    or corfu finishes the completion. So the label is the suggestion's first line, whole, and the mark and the
+    finishes the completion. So the label is the suggestion's first line, whole, and the mark and the
     line count go in the detail (``editors/emacs/test``). ``markdown``, ``as_is``: what the client declares it
     takes (documentation in Markdown, insertTextMode asIs)."""
     lines = insert.rstrip().split("\n")

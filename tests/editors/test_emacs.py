@@ -1,5 +1,5 @@
 """dgcomplete in a real Emacs (Debian 12's 28.2, batch) through its two LSP clients, eglot 1.9 and lsp-mode 8.0,
-against the real daemon: the completion item kept for the typed word and inserted by C-M-i and by a frontend,
+against the real daemon: the completion item kept for the typed word and inserted by C-M-i and by company,
 and Repair syntax through the client's code actions, confined to the region."""
 
 from __future__ import annotations
@@ -23,5 +23,5 @@ def test_emacs_completion_item_and_repair(model_dir: str) -> None:
         assert report["ok"] is True, report
         names = {c["name"] for c in report["checks"] if c["ok"] is True}
         assert {"one item survives the typed symbol's filter", "C-M-i inserts the suggestion's first line",
-                "a frontend's pick inserts the item's textEdit", "outside the selection unchanged",
+                "company's pick inserts the item's textEdit", "outside the selection unchanged",
                 "the repaired file parses"} <= names, names

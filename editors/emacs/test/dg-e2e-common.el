@@ -7,6 +7,7 @@
 (require 'subr-x)
 (require 'json)
 (require 'python)
+(require 'company)
 
 (defvar dg-python (let ((p (or (getenv "DG_PYTHON") "python3")))
                     (if (file-name-directory p) (expand-file-name p) p)))
@@ -51,16 +52,6 @@
     (with-temp-file path (insert text))
     path))
 
-(defun dg-stats (server)
-  (jsonrpc-request server :workspace/executeCommand '(:command "dgcomplete.stats" :arguments [])))
-
-(defun dg-capf-candidates ()
-  "What a frontend listing candidates (company, corfu) gets at point: the typed symbol and the candidates that
-`all-completions' keeps for it, from eglot's `completion-at-point' function."
-  (let* ((capf (eglot-completion-at-point))
-         (probe (buffer-substring-no-properties (nth 0 capf) (nth 1 capf))))
-    (list probe (all-completions probe (nth 2 capf)))))
-
 (defun dg-capf-candidates (capf)
   "What a frontend listing candidates (company, corfu) gets at point from the `completion-at-point' function
 CAPF: the typed symbol it filters by and the candidates `all-completions' keeps for it."
@@ -72,18 +63,18 @@ CAPF: the typed symbol it filters by and the candidates `all-completions' keeps 
   "`dg-capf-candidates' once it has some (the model answers in its own time), or nil after TIMEOUT seconds."
   (dg-wait (lambda () (let ((c (dg-capf-candidates capf))) (and (cadr c) c))) timeout))
 
-(defun dg-frontend-take (capf)
-  "Take the first candidate of CAPF as company or corfu do: the typed symbol replaced by the candidate string,
-then the exit function with status `finished' (where a client puts the item's textEdit and runs its command)."
-  (let* ((res (funcall capf))
-         (beg (nth 0 res))
-         (cand (car (all-completions (buffer-substring-no-properties beg (nth 1 res)) (nth 2 res))))
-         (exit (plist-get (nthcdr 3 res) :exit-function)))
-    (delete-region beg (nth 1 res))
-    (goto-char beg)
-    (insert cand)
-    (when exit (funcall exit cand 'finished))
-    cand))
+(defun dg-company-take ()
+  "Complete at point with company (company-capf, the client's `completion-at-point' function), taking the
+first candidate as RET does: company inserts it and runs the exit function with `finished', where a client puts
+the item's textEdit and runs its command. Returns the candidates company listed."
+  (company-mode 1)
+  (let ((company-backends '(company-capf))
+        (company-frontends nil)  ; nothing drawn in batch: the candidates and the pick are what is tested
+        cands)
+    (company-manual-begin)
+    (setq cands company-candidates)
+    (company-complete-selection)
+    cands))
 
 (defun dg-retype-line (text)
   "Replace the current line by TEXT, point at its end, as if typed again."
@@ -92,7 +83,7 @@ then the exit function with status `finished' (where a client puts the item's te
 
 (defun dg-check-completion (capf label-of text-edit-of)
   "The completion item for \"    return mess\" typed on the current (last) line, through CAPF: listed for the typed
-symbol, taken by C-M-i (which inserts the label, the item's first line) and by a frontend (its textEdit).
+symbol, taken by C-M-i (which inserts the label, the item's first line) and by company (its textEdit).
 LABEL-OF and TEXT-EDIT-OF read a candidate's label and textEdit (start column, newText)."
   (dg-retype-line "    return mess")
   (let* ((got (dg-wait-candidates capf 60))
@@ -114,12 +105,12 @@ LABEL-OF and TEXT-EDIT-OF read a candidate's label and textEdit (start column, n
                 (equal (buffer-substring-no-properties (line-beginning-position) (line-end-position))
                        (car (split-string expected "\n")))
                 (buffer-substring-no-properties (line-beginning-position) (line-end-position)))
-      ;; a frontend (company, corfu) takes it and finishes: the item's textEdit
+      ;; company lists it and RET takes it: the item's textEdit
       (dg-retype-line "    return mess")
       (let ((line-start (line-beginning-position)))
         (dg-wait-candidates capf 60)
-        (dg-frontend-take capf)
-        (dg-check "a frontend's pick inserts the item's textEdit"
+        (dg-check "company lists the item" (= (length (dg-company-take)) 1))
+        (dg-check "company's pick inserts the item's textEdit"
                   (equal (buffer-substring-no-properties line-start (point)) expected)
                   (list (buffer-substring-no-properties line-start (point)) expected))))))
 

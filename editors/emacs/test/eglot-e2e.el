@@ -2,8 +2,7 @@
 
 ;; What an Emacs user gets from the daemon through eglot, Emacs's own LSP client (1.9: Debian 12's
 ;; elpa-eglot): eglot has no inline completion, so the daemon's one completion item, taken by
-;; `completion-at-point' itself (C-M-i) and listed by a frontend that filters with `all-completions' (company,
-;; corfu); and a rewrite code action, applied through the command path a client without codeAction/resolve
+;; `completion-at-point' itself (C-M-i) and by company; and a rewrite code action, applied through the command path a client without codeAction/resolve
 ;; gets (the server's workspace/applyEdit, which eglot asks the user to confirm).
 ;;
 ;;   DG_PYTHON=.venv/bin/python DG_MODEL=dir-or-empty DG_WORKDIR=tmpdir DG_RESULT=out.json \

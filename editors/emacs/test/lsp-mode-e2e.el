@@ -2,7 +2,7 @@
 
 ;; What an Emacs user gets through lsp-mode 8.0 (Debian 12's elpa-lsp-mode, before lsp-mode's inline
 ;; completion), with dgcomplete registered as an add-on server as editors/README.md says: the completion item
-;; in `lsp-completion-at-point' (listed for the typed symbol, taken by C-M-i, its command run), and a rewrite
+;; in `lsp-completion-at-point' (listed for the typed symbol, taken by C-M-i and by company, its command run), and a rewrite
 ;; code action, resolved (codeAction/resolve) and applied by `lsp-execute-code-action'.
 ;;
 ;;   DG_PYTHON=.venv/bin/python DG_MODEL=dir-or-empty DG_WORKDIR=tmpdir DG_RESULT=out.json \
@@ -65,7 +65,7 @@
      (lambda (cand) (gethash "label" (funcall item-of cand)))
      (lambda (cand) (let ((e (gethash "textEdit" (funcall item-of cand))))
                       (cons (gethash "character" (gethash "start" (gethash "range" e))) (gethash "newText" e)))))
-    (dg-check "the frontend's pick ran the item's command (the server counted the accept)"
+    (dg-check "company's pick ran the item's command (the server counted the accept)"
               (dg-wait (lambda () (> (or (gethash "accepted" (dg-stats)) 0) accepted-before)) 15)))
 
   ;; Repair syntax on lines 5-8: lsp-mode resolves the action (the model runs then) and applies its edit
