@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Run the Emacs end-to-end tests (eglot, lsp-mode) against the real daemon, in batch Emacs.
-#   DG_PYTHON=.venv/bin/python DG_MODEL=<checkpoint dir or empty> bash editors/emacs/test/run.sh [eglot|lsp-mode ...]
+# Run the Emacs end-to-end tests against the real daemon, in batch Emacs: dgcomplete.el's ghost text (ghost), and
+# the completion item and a code action through eglot and through lsp-mode.
+#   DG_PYTHON=.venv/bin/python DG_MODEL=<checkpoint dir or empty> bash editors/emacs/test/run.sh [ghost|eglot|lsp-mode ...]
 set -euo pipefail
 cd "$(dirname "$0")/../../.."
 EMACS=${EMACS:-emacs}
@@ -9,15 +10,15 @@ export DG_MODEL=${DG_MODEL:-}
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 ver=$("$EMACS" --version | head -1 | awk '{print $3}')
 clients=("$@")
-[ ${#clients[@]} -gt 0 ] || clients=(eglot lsp-mode)
+[ ${#clients[@]} -gt 0 ] || clients=(ghost eglot lsp-mode)
 fail=0
 for c in "${clients[@]}"; do
   out=.test-artifacts/emacs-$ver-$c
   rm -rf "$out" && mkdir -p "$out"
   export DG_WORKDIR=$PWD/$out DG_RESULT=$PWD/$out/result.json
-  echo "== Emacs $ver, $c: completion item and Repair syntax against the real daemon (log: $out/)"
+  echo "== Emacs $ver, $c: against the real daemon (log: $out/)"
   set +e
-  timeout 300 "$EMACS" --batch -L editors/emacs/test -l "editors/emacs/test/$c-e2e.el" 2>&1 | tee "$out/emacs.log" \
+  timeout 300 "$EMACS" --batch -L editors/emacs -L editors/emacs/test -l "editors/emacs/test/$c-e2e.el" 2>&1 | tee "$out/emacs.log" \
     | grep --line-buffered '^\[emacs-e2e'
   rc=${PIPESTATUS[0]}
   set -e

@@ -1,0 +1,390 @@
+;;; dgcomplete.el --- Ghost text from the dgcomplete daemon  -*- lexical-binding: t -*-
+
+;; Version: 0.1
+;; Package-Requires: ((emacs "28.1"))
+;; Keywords: convenience, completion
+
+;;; Commentary:
+
+;; `dgcomplete-mode' shows the dgcomplete daemon's inline completions as ghost text, beside whatever LSP client
+;; the buffer already uses (eglot, lsp-mode or none): like the Neovim plugin, it runs its own connection to
+;; `dgcomplete serve' (one per Emacs, over stdio, Emacs's built-in jsonrpc), keeps the daemon's copy of each
+;; buffer current with incremental `didChange's, and after each change asks `textDocument/inlineCompletion' for
+;; the point (a short delay, the previous request cancelled, an answer for another text or point dropped).
+;;
+;;   (add-to-list 'load-path "/path/to/dgcomplete/editors/emacs")
+;;   (require 'dgcomplete)
+;;   (setq dgcomplete-command '("/path/to/dgcomplete/.venv/bin/dgcomplete" "serve"))
+;;   (add-hook 'prog-mode-hook #'dgcomplete-mode)
+;;
+;; While ghost text shows: TAB accepts it, C-<right> or M-f its next word, C-g (or moving away) dismisses it;
+;; M-x dgcomplete-complete asks explicitly (Invoked: up to three candidates, M-] / M-[ cycle them).
+
+;;; Code:
+
+(require 'cl-lib)
+(require 'jsonrpc)
+(require 'subr-x)
+(require 'url-util)
+
+(defgroup dgcomplete nil
+  "Ghost text from the dgcomplete code-completion daemon."
+  :group 'completion
+  :prefix "dgcomplete-")
+
+(defcustom dgcomplete-command '("dgcomplete" "serve")
+  "The daemon's command line (`dgcomplete serve --shared' relays to one daemon shared by every editor)."
+  :type '(repeat string))
+
+(defcustom dgcomplete-model nil
+  "A checkpoint directory for the daemon (`--model'); nil: the model shipped with it."
+  :type '(choice (const :tag "Embedded model" nil) directory))
+
+(defcustom dgcomplete-settings '(:maxLines 4)
+  "Server settings, sent as `initializationOptions' (camelCase keys: maxLines, minConfidence, ...)."
+  :type 'plist)
+
+(defcustom dgcomplete-delay 0.15
+  "Seconds after a change before the daemon is asked (a newer change restarts the wait)."
+  :type 'number)
+
+(defcustom dgcomplete-language-ids
+  '((python-mode . "python") (python-ts-mode . "python") (js-mode . "javascript") (js-ts-mode . "javascript")
+    (typescript-mode . "typescript") (typescript-ts-mode . "typescript") (tsx-ts-mode . "typescriptreact")
+    (go-mode . "go") (go-ts-mode . "go") (rust-mode . "rust") (rust-ts-mode . "rust") (java-mode . "java")
+    (java-ts-mode . "java") (c-mode . "c") (c-ts-mode . "c") (c++-mode . "cpp") (c++-ts-mode . "cpp")
+    (lua-mode . "lua") (sh-mode . "shellscript") (bash-ts-mode . "shellscript") (json-mode . "json")
+    (js-json-mode . "json") (ruby-mode . "ruby") (ruby-ts-mode . "ruby") (php-mode . "php"))
+  "LSP languageIds by major mode; another mode sends its name without `-mode' (the daemon then reads the file
+by its extension)."
+  :type '(alist :key-type symbol :value-type string))
+
+(defface dgcomplete-ghost '((t :inherit shadow))
+  "The ghost text.")
+
+(defvar dgcomplete--connection nil "The connection to the daemon, shared by every buffer.")
+(defvar dgcomplete--buffers nil "Buffers whose text the daemon has (didOpen sent).")
+
+(defvar-local dgcomplete--version 0)
+(defvar-local dgcomplete--before nil "The range a change is about to replace, in LSP positions.")
+(defvar-local dgcomplete--timer nil)
+(defvar-local dgcomplete--request nil "The id of the request in flight.")
+(defvar-local dgcomplete--overlay nil)
+(defvar-local dgcomplete--items nil "The items of the last answer, and which one shows (a cons).")
+(defvar-local dgcomplete--keep nil "Non-nil while our own command edits the buffer: the ghost text stays.")
+
+(defvar dgcomplete-active-map
+  (let ((m (make-sparse-keymap)))
+    (define-key m (kbd "TAB") #'dgcomplete-accept)
+    (define-key m (kbd "<tab>") #'dgcomplete-accept)
+    (define-key m (kbd "C-<right>") #'dgcomplete-accept-word)
+    (define-key m (kbd "M-f") #'dgcomplete-accept-word)
+    (define-key m (kbd "M-]") #'dgcomplete-next)
+    (define-key m (kbd "M-[") #'dgcomplete-previous)
+    m)
+  "Keys while ghost text shows (they fall through to their usual commands otherwise).")
+
+(define-minor-mode dgcomplete--ghost-mode
+  "Internal: on while ghost text shows, so that `dgcomplete-active-map' takes its keys."
+  :keymap dgcomplete-active-map)
+
+;; ---- positions and the daemon's copy of the buffer ----------------------------------------------------------
+(defun dgcomplete--position (pos)
+  "POS as an LSP position: 0-based line, UTF-16 code units into the line."
+  (save-excursion
+    (save-restriction
+      (widen)
+      (goto-char pos)
+      (list :line (1- (line-number-at-pos pos t))
+            :character (/ (length (encode-coding-string
+                                   (buffer-substring-no-properties (line-beginning-position) pos) 'utf-16le))
+                          2)))))
+
+(defun dgcomplete--point-at (position)
+  "The buffer position of the LSP POSITION (a plist :line :character, UTF-16 code units)."
+  (save-excursion
+    (save-restriction
+      (widen)
+      (goto-char (point-min))
+      (forward-line (plist-get position :line))
+      (let ((units 0) (col (plist-get position :character)))
+        (while (and (< units col) (< (point) (line-end-position)))
+          (setq units (+ units (if (> (char-after) #xFFFF) 2 1)))
+          (forward-char))
+        (point)))))
+
+(defun dgcomplete--uri ()
+  (if buffer-file-name
+      (concat "file://" (url-hexify-string (expand-file-name buffer-file-name) url-path-allowed-chars))
+    (concat "untitled:" (url-hexify-string (buffer-name)))))
+
+(defun dgcomplete--language-id ()
+  (or (alist-get major-mode dgcomplete-language-ids)
+      (string-remove-suffix "-ts" (string-remove-suffix "-mode" (symbol-name major-mode)))))
+
+(defun dgcomplete--text ()
+  (save-restriction (widen) (buffer-substring-no-properties (point-min) (point-max))))
+
+(defun dgcomplete--doc () (list :uri (dgcomplete--uri)))
+
+(defun dgcomplete--notify (method params)
+  (when-let ((conn (dgcomplete--connection)))
+    (jsonrpc-notify conn method params)))
+
+(defun dgcomplete--open ()
+  (cl-incf dgcomplete--version)
+  (dgcomplete--notify :textDocument/didOpen
+                      (list :textDocument (list :uri (dgcomplete--uri) :languageId (dgcomplete--language-id)
+                                                :version dgcomplete--version :text (dgcomplete--text))))
+  (cl-pushnew (current-buffer) dgcomplete--buffers))
+
+(defun dgcomplete--close ()
+  (when (memq (current-buffer) dgcomplete--buffers)
+    (setq dgcomplete--buffers (delq (current-buffer) dgcomplete--buffers))
+    (ignore-errors (dgcomplete--notify :textDocument/didClose (list :textDocument (dgcomplete--doc))))))
+
+(defun dgcomplete--before-change (beg end)
+  (save-restriction
+    (widen)
+    (setq dgcomplete--before (list beg end (dgcomplete--position beg) (dgcomplete--position end)))))
+
+(defun dgcomplete--after-change (beg end len)
+  "Send the change: as a range when the change is the one announced before it, else the whole text."
+  (cl-incf dgcomplete--version)
+  (let* ((b dgcomplete--before)
+         (change (save-restriction
+                   (widen)
+                   (if (and b (= (nth 0 b) beg) (= (- (nth 1 b) (nth 0 b)) len))
+                       (list :range (list :start (nth 2 b) :end (nth 3 b))
+                             :text (buffer-substring-no-properties beg end))
+                     (list :text (dgcomplete--text))))))
+    (setq dgcomplete--before nil)
+    (dgcomplete--notify :textDocument/didChange
+                        (list :textDocument (list :uri (dgcomplete--uri) :version dgcomplete--version)
+                              :contentChanges (vector change))))
+  (unless dgcomplete--keep
+    (dgcomplete--clear)
+    (dgcomplete--schedule)))
+
+;; ---- the connection -----------------------------------------------------------------------------------------
+(defun dgcomplete--connection ()
+  "The live connection to the daemon, started (and initialized) on first use."
+  (unless (and dgcomplete--connection (jsonrpc-running-p dgcomplete--connection))
+    (setq dgcomplete--connection nil dgcomplete--buffers nil)
+    (let* ((command (append dgcomplete-command (and dgcomplete-model (list "--model" dgcomplete-model))))
+           (proc (make-process :name "dgcomplete" :command command :connection-type 'pipe
+                               :coding 'utf-8-emacs-unix :noquery t
+                               :stderr (get-buffer-create " *dgcomplete stderr*")))
+           (conn (make-instance 'jsonrpc-process-connection
+                                :name "dgcomplete" :process proc
+                                :notification-dispatcher #'dgcomplete--on-notification
+                                :request-dispatcher #'dgcomplete--on-request
+                                :on-shutdown (lambda (_) (setq dgcomplete--connection nil)))))
+      (jsonrpc-request conn :initialize
+                       (list :processId (emacs-pid)
+                             :clientInfo '(:name "dgcomplete.el" :version "0.1")
+                             :rootUri nil
+                             :capabilities
+                             '(:textDocument (:synchronization (:didSave :json-false)
+                                              :inlineCompletion (:dynamicRegistration :json-false))
+                               :general (:positionEncodings ["utf-16"]))
+                             :initializationOptions dgcomplete-settings)
+                       :timeout 60)
+      (jsonrpc-notify conn :initialized (make-hash-table))
+      (setq dgcomplete--connection conn)))
+  dgcomplete--connection)
+
+(defun dgcomplete--on-notification (_conn method params)
+  (when (eq method 'window/showMessage)
+    (message "dgcomplete: %s" (plist-get params :message))))
+
+(defun dgcomplete--on-request (_conn method _params)
+  (jsonrpc-error :code -32601 :message (format "dgcomplete.el does not handle %s" method)))
+
+(defun dgcomplete-shutdown ()
+  "Stop the daemon (a later `dgcomplete-mode' buffer starts it again)."
+  (interactive)
+  (when dgcomplete--connection
+    (ignore-errors (jsonrpc-shutdown dgcomplete--connection))
+    (setq dgcomplete--connection nil dgcomplete--buffers nil)))
+
+(defun dgcomplete-stats ()
+  "The daemon's `dgcomplete.stats' (requests, shown, accepted, model, latency), shown in the echo area."
+  (interactive)
+  (let ((stats (jsonrpc-request (dgcomplete--connection) :workspace/executeCommand
+                                '(:command "dgcomplete.stats" :arguments []))))
+    (when (called-interactively-p 'interactive) (message "dgcomplete: %S" stats))
+    stats))
+
+;; ---- asking -------------------------------------------------------------------------------------------------
+(defun dgcomplete--schedule ()
+  (when (timerp dgcomplete--timer) (cancel-timer dgcomplete--timer))
+  (let ((buf (current-buffer)) (tick (buffer-chars-modified-tick)) (pt (point)))
+    (setq dgcomplete--timer
+          (run-with-timer dgcomplete-delay nil
+                          (lambda ()
+                            (when (buffer-live-p buf)
+                              (with-current-buffer buf
+                                (setq dgcomplete--timer nil)
+                                (when (and (= tick (buffer-chars-modified-tick)) (= pt (point)))
+                                  (dgcomplete--ask 2)))))))))
+
+(defun dgcomplete--ask (trigger)
+  "Ask for the point (TRIGGER 2: as you type, 1: invoked); the answer shows if the text and point are unchanged."
+  (let* ((conn (dgcomplete--connection))
+         (buf (current-buffer)) (tick (buffer-chars-modified-tick)) (pt (point))
+         (params (list :textDocument (dgcomplete--doc) :position (dgcomplete--position pt)
+                       :context (list :triggerKind trigger))))
+    (when dgcomplete--request  ; the daemon cancels a document's older request too; this frees it sooner
+      (jsonrpc-notify conn :$/cancelRequest (list :id dgcomplete--request)))
+    (setq dgcomplete--request
+          (car (jsonrpc-async-request
+                conn :textDocument/inlineCompletion params
+                :success-fn (lambda (result)
+                              (when (buffer-live-p buf)
+                                (with-current-buffer buf
+                                  (setq dgcomplete--request nil)
+                                  (when (and (= tick (buffer-chars-modified-tick)) (= pt (point)))
+                                    (let ((items (append (if (vectorp result) result (plist-get result :items))
+                                                         nil)))
+                                      (when items
+                                        (setq dgcomplete--items (cons items 0))
+                                        (dgcomplete--show)))))))
+                :error-fn (lambda (_) (when (buffer-live-p buf)
+                                        (with-current-buffer buf (setq dgcomplete--request nil))))
+                :timeout-fn #'ignore)))))
+
+(defvar dgcomplete-mode)
+
+(defun dgcomplete-complete ()
+  "Ask for suggestions at point now (up to three; M-] and M-[ cycle them)."
+  (interactive)
+  (unless dgcomplete-mode (dgcomplete-mode 1))
+  (dgcomplete--ask 1))
+
+;; ---- ghost text ---------------------------------------------------------------------------------------------
+(defun dgcomplete--item () (and dgcomplete--items (nth (cdr dgcomplete--items) (car dgcomplete--items))))
+
+(defun dgcomplete--parts (item)
+  "ITEM's replaced region (start . end) and what is left to show after the text already typed there, or nil
+when the buffer no longer agrees with the item up to point."
+  (let* ((range (plist-get item :range))
+         (start (if range (dgcomplete--point-at (plist-get range :start)) (point)))
+         (end (if range (max (point) (dgcomplete--point-at (plist-get range :end))) (point)))
+         (text (plist-get item :insertText))
+         (typed (buffer-substring-no-properties start (point))))
+    (when (and (stringp text) (<= start (point)) (string-prefix-p typed text) (> (length text) (length typed)))
+      (list start end (substring text (length typed))))))
+
+(defun dgcomplete--show ()
+  "Draw the current item at point (an after-string: the first line inline, the rest as lines below)."
+  (dgcomplete--clear-overlay)
+  (when-let* ((item (dgcomplete--item)) (parts (dgcomplete--parts item)))
+    (let* ((ghost (nth 2 parts))
+           ;; closers the editor already put right of point, which the item writes too, are not drawn twice
+           (after (buffer-substring-no-properties (point) (nth 1 parts)))
+           (first (car (split-string ghost "\n")))
+           (shown (if (and (> (length after) 0) (not (string-match-p "\n" ghost)) (string-suffix-p after first))
+                      (substring ghost 0 (- (length ghost) (length after)))
+                    ghost))
+           (s (propertize shown 'face 'dgcomplete-ghost)))
+      (when (> (length s) 0)
+        (put-text-property 0 1 'cursor t s)
+        (setq dgcomplete--overlay (make-overlay (point) (point) nil nil t))
+        (overlay-put dgcomplete--overlay 'after-string s)
+        (overlay-put dgcomplete--overlay 'dgcomplete ghost)
+        (dgcomplete--ghost-mode 1)))))
+
+(defun dgcomplete--clear-overlay ()
+  (when (overlayp dgcomplete--overlay) (delete-overlay dgcomplete--overlay))
+  (setq dgcomplete--overlay nil)
+  (when dgcomplete--ghost-mode (dgcomplete--ghost-mode -1)))
+
+(defun dgcomplete--clear ()
+  (dgcomplete--clear-overlay)
+  (setq dgcomplete--items nil))
+
+(defun dgcomplete-ghost-text ()
+  "The ghost text now shown at point (all of it), or nil."
+  (and (overlayp dgcomplete--overlay) (overlay-get dgcomplete--overlay 'dgcomplete)))
+
+(defun dgcomplete-dismiss ()
+  "Hide the ghost text."
+  (interactive)
+  (dgcomplete--clear))
+
+(defun dgcomplete--insert (item upto)
+  "Put ITEM's text up to UPTO characters of what is left to type (nil: all) in place; non-nil when done."
+  (when-let ((parts (dgcomplete--parts item)))
+    (let* ((start (nth 0 parts)) (end (nth 1 parts)) (ghost (nth 2 parts))
+           (text (plist-get item :insertText))
+           (all (or (null upto) (>= upto (length ghost)))))
+      (let ((dgcomplete--keep (not all)))
+        (if all
+            (progn (delete-region start end) (goto-char start) (insert text))
+          (insert (substring ghost 0 upto))))
+      all)))
+
+(defun dgcomplete-accept ()
+  "Insert the ghost text (its item's text over its range) and tell the daemon it was taken."
+  (interactive)
+  (when-let ((item (dgcomplete--item)))
+    (dgcomplete--clear)
+    (when (dgcomplete--insert item nil)
+      (when-let ((cmd (plist-get item :command)))
+        (jsonrpc-async-request (dgcomplete--connection) :workspace/executeCommand
+                               (list :command (plist-get cmd :command) :arguments (or (plist-get cmd :arguments) []))
+                               :success-fn #'ignore :error-fn #'ignore :timeout-fn #'ignore)))))
+
+(defun dgcomplete-accept-word ()
+  "Insert the ghost text's next word (the characters before it, then the word); the rest stays shown."
+  (interactive)
+  (when-let* ((item (dgcomplete--item)) (parts (dgcomplete--parts item)))
+    (let* ((ghost (nth 2 parts))
+           (n (if (string-match "\\`[^[:alnum:]_\n]*[[:alnum:]_]+" ghost) (match-end 0)
+                (if (string-match "\\`\n?[^\n]" ghost) (match-end 0) (length ghost)))))
+      (if (dgcomplete--insert item n)
+          (dgcomplete--clear)
+        (dgcomplete--show)))))
+
+(defun dgcomplete--cycle (delta)
+  (when dgcomplete--items
+    (let ((n (length (car dgcomplete--items))))
+      (setcdr dgcomplete--items (mod (+ (cdr dgcomplete--items) delta) n))
+      (dgcomplete--show))))
+
+(defun dgcomplete-next () "Show the next suggestion." (interactive) (dgcomplete--cycle 1))
+(defun dgcomplete-previous () "Show the previous suggestion." (interactive) (dgcomplete--cycle -1))
+
+(defun dgcomplete--post-command ()
+  "Ghost text lives at one point: a command that moved point elsewhere hides it, and so does C-g."
+  (when (and (overlayp dgcomplete--overlay)
+             (or (/= (point) (overlay-start dgcomplete--overlay))
+                 (eq this-command 'keyboard-quit)))
+    (dgcomplete--clear)))
+
+;;;###autoload
+(define-minor-mode dgcomplete-mode
+  "Ghost text from the dgcomplete daemon as you type (TAB accepts, C-<right> or M-f a word, C-g hides)."
+  :lighter " dg"
+  (if dgcomplete-mode
+      (condition-case err
+          (progn
+            (dgcomplete--connection)
+            (dgcomplete--open)
+            (add-hook 'before-change-functions #'dgcomplete--before-change nil t)
+            (add-hook 'after-change-functions #'dgcomplete--after-change nil t)
+            (add-hook 'post-command-hook #'dgcomplete--post-command nil t)
+            (add-hook 'kill-buffer-hook #'dgcomplete--close nil t))
+        (error (setq dgcomplete-mode nil)
+               (message "dgcomplete: cannot start %S: %s" dgcomplete-command (error-message-string err))))
+    (remove-hook 'before-change-functions #'dgcomplete--before-change t)
+    (remove-hook 'after-change-functions #'dgcomplete--after-change t)
+    (remove-hook 'post-command-hook #'dgcomplete--post-command t)
+    (remove-hook 'kill-buffer-hook #'dgcomplete--close t)
+    (when (timerp dgcomplete--timer) (cancel-timer dgcomplete--timer))
+    (dgcomplete--clear)
+    (dgcomplete--close)))
+
+(provide 'dgcomplete)
+;;; dgcomplete.el ends here

@@ -1,0 +1,129 @@
+;;; ghost-e2e.el --- dgcomplete.el's ghost text against the real daemon, in a real Emacs  -*- lexical-binding: t -*-
+
+;; `dgcomplete-mode' (editors/emacs/dgcomplete.el) in batch Emacs, typed through the command loop
+;; (`execute-kbd-macro'): the ghost text appears at point after typing, TAB inserts exactly it and the daemon
+;; counts the accept, C-<right> takes a word at a time with the rest still shown, a multi-line suggestion shows
+;; and inserts whole, moving point hides it, and the daemon's copy of the buffer follows edits with characters
+;; outside the BMP (the item's range starts where the typed word starts in Emacs's buffer).
+;;
+;;   DG_PYTHON=.venv/bin/python DG_MODEL=dir-or-empty DG_WORKDIR=tmpdir DG_RESULT=out.json \
+;;     emacs --batch -L editors/emacs -L editors/emacs/test -l editors/emacs/test/ghost-e2e.el
+
+(require 'dg-e2e-common)
+(require 'dgcomplete)
+
+(setq dg-client "dgcomplete.el")
+(setq dgcomplete-command (dg-server-command)
+      dgcomplete-settings '(:maxLines 4))
+(add-hook 'dg-finish-hook #'dgcomplete-shutdown)
+
+(defun dg-type (keys)
+  "Type KEYS through the command loop (commands, their hooks and the mode's keymaps run as for a user)."
+  (execute-kbd-macro (kbd keys)))
+
+(defun dg-line () (buffer-substring-no-properties (line-beginning-position) (line-end-position)))
+
+(defun dg-show-item (text start)
+  "Show a made-up item replacing START..point with TEXT (the rendering and keys, whatever the model says)."
+  (setq dgcomplete--items (cons (list (list :insertText text
+                                            :range (list :start (dgcomplete--position start)
+                                                         :end (dgcomplete--position (point)))))
+                                      0))
+  (dgcomplete--show))
+
+(defun dg-run ()
+  (find-file (dg-write "sample.py" dg-sample))
+  (dgcomplete-mode 1)
+  (dg-check "dgcomplete-mode on, daemon started" (and dgcomplete-mode (jsonrpc-running-p dgcomplete--connection)))
+  (dg-check "model loaded" (dg-wait (lambda () (plist-get (dgcomplete-stats) :model)) 120))
+
+  ;; typed through the command loop at the end: the memorizer knows `return message`
+  (goto-char (point-max))
+  (dg-type "SPC SPC SPC SPC r e t u r n SPC m e s s")
+  (dg-check "typed" (equal (dg-line) "    return mess") (dg-line))
+  (let ((ghost (dg-wait #'dgcomplete-ghost-text 60))
+        (item (dgcomplete--item)))
+    (dg-check "ghost text appears" ghost)
+    (dg-check "drawn at point" (= (overlay-start dgcomplete--overlay) (point)))
+    (dg-check "drawn as the rest of the item's text"
+              (equal (concat (dg-line) ghost)
+                     (concat (buffer-substring-no-properties (line-beginning-position)
+                                                             (dgcomplete--point-at (plist-get (plist-get item :range) :start)))
+                             (plist-get item :insertText)))
+              (list ghost item))
+    (plist-put dg-report :ghost ghost)
+    (let ((accepted (or (plist-get (dgcomplete-stats) :accepted) 0))
+          (want (concat (dg-line) ghost)))
+      (dg-type "TAB")
+      (dg-check "TAB inserts exactly the ghost text" (equal (dg-line) want) (list (dg-line) want))
+      (dg-check "point after it" (= (point) (line-end-position)))
+      (dg-check "the daemon counted the accept"
+                (dg-wait (lambda () (> (or (plist-get (dgcomplete-stats) :accepted) 0) accepted)) 15))))
+
+  ;; TAB without ghost text does what it did before (python-mode indents)
+  (dg-type "RET")
+  (dgcomplete--clear)
+  (dg-check "TAB falls through without ghost text" (eq (key-binding (kbd "TAB")) 'indent-for-tab-command)
+            (key-binding (kbd "TAB")))
+  (delete-region (line-beginning-position) (line-end-position))
+
+  ;; C-<right> a word at a time, the rest still shown; M-f likewise; TAB the rest
+  (insert "    total = comp")
+  (dg-show-item "compute(a, b) + 1" (- (point) 4))
+  (dg-check "one-line render" (equal (dgcomplete-ghost-text) "ute(a, b) + 1") (dgcomplete-ghost-text))
+  (dg-type "C-<right>")
+  (dg-check "C-<right> inserts the next word" (equal (dg-line) "    total = compute") (dg-line))
+  (dg-check "the rest stays shown" (equal (dgcomplete-ghost-text) "(a, b) + 1") (dgcomplete-ghost-text))
+  (dg-type "M-f")
+  (dg-check "M-f: the punctuation, then the name" (and (equal (dg-line) "    total = compute(a")
+                                                     (equal (dgcomplete-ghost-text) ", b) + 1"))
+            (list (dg-line) (dgcomplete-ghost-text)))
+  (dg-type "TAB")
+  (dg-check "TAB then inserts the rest" (equal (dg-line) "    total = compute(a, b) + 1") (dg-line))
+
+  ;; a multi-line suggestion: first line inline, the rest below; TAB inserts all of it
+  (dg-type "RET")
+  (delete-region (line-beginning-position) (line-end-position))
+  (insert "    if x")
+  (dg-show-item "if x:\n        pass\n    y = 1" (- (point) 4))
+  (dg-check "multi-line render" (equal (dgcomplete-ghost-text) ":\n        pass\n    y = 1") (dgcomplete-ghost-text))
+  (let ((row (line-number-at-pos)))
+    (dg-type "TAB")
+    (dg-check "multi-line text inserted"
+              (equal (buffer-substring-no-properties (save-excursion (goto-char (point-min)) (forward-line (1- row)) (point))
+                                                     (point))
+                     "    if x:\n        pass\n    y = 1")))
+
+  ;; moving point hides it, and so does dgcomplete-dismiss (C-g)
+  (dg-type "RET")
+  (insert "    z = comp")
+  (dg-show-item "compute()" (- (point) 4))
+  (dg-type "C-b")
+  (dg-check "moving point hides the ghost text" (null (dgcomplete-ghost-text)))
+  (dg-type "C-f")
+  (dg-show-item "compute()" (- (point) 4))
+  (dgcomplete-dismiss)
+  (dg-check "dgcomplete-dismiss hides it" (null (dgcomplete-ghost-text)))
+  (delete-region (line-beginning-position) (line-end-position))
+
+  ;; the daemon's copy follows: characters outside the BMP (two UTF-16 units) and a deletion before the cursor
+  ;; on the line, then an explicit request; the item's range must start where `mess' starts here
+  (insert "    s = \"é😀😀\" + messx")
+  (dg-type "DEL")
+  (let ((word-start (- (point) 4)))
+    (dgcomplete-complete)
+    (dg-check "an answer after the edits" (dg-wait #'dgcomplete--item 60))
+    (let ((start (dgcomplete--point-at (plist-get (plist-get (dgcomplete--item) :range) :start))))
+      (dg-check "the daemon's copy agrees (the item starts at the typed word)" (= start word-start)
+                (list start word-start (dgcomplete--item)))))
+
+  (dgcomplete-mode -1)
+  (dg-check "mode off: no ghost text, hooks gone"
+            (and (null (dgcomplete-ghost-text))
+                 (not (memq #'dgcomplete--after-change after-change-functions)))))
+
+(condition-case err
+    (progn (dg-run) (dg-finish t nil))
+  (error (dg-finish nil (error-message-string err))))
+
+;;; ghost-e2e.el ends here
