@@ -24,6 +24,7 @@
 
 (require 'cl-lib)
 (require 'jsonrpc)
+(require 'project)
 (require 'subr-x)
 (require 'url-util)
 
@@ -64,6 +65,7 @@ by its extension)."
 
 (defvar dgcomplete--connection nil "The connection to the daemon, shared by every buffer.")
 (defvar dgcomplete--buffers nil "Buffers whose text the daemon has (didOpen sent).")
+(defvar dgcomplete--folders nil "Project roots the daemon was given as workspace folders (it reads their files).")
 
 (defvar-local dgcomplete--version 0)
 (defvar-local dgcomplete--before nil "The range a change is about to replace, in LSP positions.")
@@ -131,7 +133,20 @@ by its extension)."
   (when-let ((conn (dgcomplete--connection)))
     (jsonrpc-notify conn method params)))
 
+(defun dgcomplete--add-folder ()
+  "Give the daemon the buffer's project as a workspace folder, once: lines retrieved from the project's other
+files are where most right suggestions come from."
+  (when-let* ((project (and (fboundp 'project-current) (project-current nil)))
+              (root (directory-file-name (expand-file-name (project-root project))))
+              (uri (concat "file://" (url-hexify-string root url-path-allowed-chars))))
+    (unless (member uri dgcomplete--folders)
+      (push uri dgcomplete--folders)
+      (dgcomplete--notify :workspace/didChangeWorkspaceFolders
+                          (list :event (list :added (vector (list :uri uri :name (file-name-nondirectory root)))
+                                             :removed []))))))
+
 (defun dgcomplete--open ()
+  (dgcomplete--add-folder)
   (cl-incf dgcomplete--version)
   (dgcomplete--notify :textDocument/didOpen
                       (list :textDocument (list :uri (dgcomplete--uri) :languageId (dgcomplete--language-id)
@@ -149,7 +164,17 @@ by its extension)."
     (setq dgcomplete--before (list beg end (dgcomplete--position beg) (dgcomplete--position end)))))
 
 (defun dgcomplete--after-change (beg end len)
-  "Send the change: as a range when the change is the one announced before it, else the whole text."
+  "Send the change: as a range when the change is the one announced before it, else the whole text (a daemon
+started again since gets the whole buffer)."
+  (if (not (and (memq (current-buffer) dgcomplete--buffers) dgcomplete--connection
+                (jsonrpc-running-p dgcomplete--connection)))
+      (dgcomplete--open)
+    (dgcomplete--send-change beg end len))
+  (unless dgcomplete--keep
+    (dgcomplete--clear)
+    (dgcomplete--schedule)))
+
+(defun dgcomplete--send-change (beg end len)
   (cl-incf dgcomplete--version)
   (let* ((b dgcomplete--before)
          (change (save-restriction
@@ -161,16 +186,13 @@ by its extension)."
     (setq dgcomplete--before nil)
     (dgcomplete--notify :textDocument/didChange
                         (list :textDocument (list :uri (dgcomplete--uri) :version dgcomplete--version)
-                              :contentChanges (vector change))))
-  (unless dgcomplete--keep
-    (dgcomplete--clear)
-    (dgcomplete--schedule)))
+                              :contentChanges (vector change)))))
 
 ;; ---- the connection -----------------------------------------------------------------------------------------
 (defun dgcomplete--connection ()
   "The live connection to the daemon, started (and initialized) on first use."
   (unless (and dgcomplete--connection (jsonrpc-running-p dgcomplete--connection))
-    (setq dgcomplete--connection nil dgcomplete--buffers nil)
+    (setq dgcomplete--connection nil dgcomplete--buffers nil dgcomplete--folders nil)
     (let* ((command (append dgcomplete-command (and dgcomplete-model (list "--model" dgcomplete-model))))
            (proc (make-process :name "dgcomplete" :command command :connection-type 'pipe
                                :coding 'utf-8-emacs-unix :noquery t
@@ -206,7 +228,7 @@ by its extension)."
   (interactive)
   (when dgcomplete--connection
     (ignore-errors (jsonrpc-shutdown dgcomplete--connection))
-    (setq dgcomplete--connection nil dgcomplete--buffers nil)))
+    (setq dgcomplete--connection nil dgcomplete--buffers nil dgcomplete--folders nil)))
 
 (defun dgcomplete-stats ()
   "The daemon's `dgcomplete.stats' (requests, shown, accepted, model, latency), shown in the echo area."
@@ -231,6 +253,9 @@ by its extension)."
 
 (defun dgcomplete--ask (trigger)
   "Ask for the point (TRIGGER 2: as you type, 1: invoked); the answer shows if the text and point are unchanged."
+  (unless (and (memq (current-buffer) dgcomplete--buffers) dgcomplete--connection
+               (jsonrpc-running-p dgcomplete--connection))
+    (dgcomplete--open))
   (let* ((conn (dgcomplete--connection))
          (buf (current-buffer)) (tick (buffer-chars-modified-tick)) (pt (point))
          (params (list :textDocument (dgcomplete--doc) :position (dgcomplete--position pt)

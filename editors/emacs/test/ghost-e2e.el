@@ -36,6 +36,11 @@
   (dgcomplete-mode 1)
   (dg-check "dgcomplete-mode on, daemon started" (and dgcomplete-mode (jsonrpc-running-p dgcomplete--connection)))
   (dg-check "model loaded" (dg-wait (lambda () (plist-get (dgcomplete-stats) :model)) 120))
+  (dg-check "the project is the daemon's workspace folder"
+            (dg-wait (lambda () (let ((w (format "%S" (plist-get (dgcomplete-stats) :workspace))))
+                                  (and (string-match-p (regexp-quote (directory-file-name dg-workdir)) w) w)))
+                     30)
+            (plist-get (dgcomplete-stats) :workspace))
 
   ;; typed through the command loop at the end: the memorizer knows `return message`
   (goto-char (point-max))
@@ -116,6 +121,12 @@
     (let ((start (dgcomplete--point-at (plist-get (plist-get (dgcomplete--item) :range) :start))))
       (dg-check "the daemon's copy agrees (the item starts at the typed word)" (= start word-start)
                 (list start word-start (dgcomplete--item)))))
+
+  ;; a daemon that died is started again on the next change, with the whole buffer
+  (dgcomplete-shutdown)
+  (insert "\n")
+  (dg-check "a new daemon has the buffer after a restart" (and (jsonrpc-running-p dgcomplete--connection)
+                                                              (memq (current-buffer) dgcomplete--buffers)))
 
   (dgcomplete-mode -1)
   (dg-check "mode off: no ghost text, hooks gone"
