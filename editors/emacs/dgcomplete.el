@@ -19,6 +19,7 @@
 ;;
 ;; While ghost text shows: TAB accepts it, C-<right> or M-f its next word, C-g (or moving away) dismisses it;
 ;; M-x dgcomplete-complete asks explicitly (Invoked: up to three candidates, M-] / M-[ cycle them).
+;; M-x dgcomplete-repair-region, dgcomplete-rewrite-region and dgcomplete-fill-holes edit the region only.
 
 ;;; Code:
 
@@ -207,7 +208,8 @@ started again since gets the whole buffer)."
                              :clientInfo '(:name "dgcomplete.el" :version "0.1")
                              :rootUri nil
                              :capabilities
-                             '(:textDocument (:synchronization (:didSave :json-false)
+                             '(:workspace (:applyEdit t :workspaceEdit (:documentChanges t))
+                               :textDocument (:synchronization (:didSave :json-false)
                                               :inlineCompletion (:dynamicRegistration :json-false))
                                :general (:positionEncodings ["utf-16"]))
                              :initializationOptions dgcomplete-settings)
@@ -220,8 +222,72 @@ started again since gets the whole buffer)."
   (when (eq method 'window/showMessage)
     (message "dgcomplete: %s" (plist-get params :message))))
 
-(defun dgcomplete--on-request (_conn method _params)
-  (jsonrpc-error :code -32601 :message (format "dgcomplete.el does not handle %s" method)))
+(defun dgcomplete--on-request (_conn method params)
+  (if (eq method 'workspace/applyEdit)
+      (dgcomplete--apply-edit (plist-get params :edit))
+    (jsonrpc-error :code -32601 :message (format "dgcomplete.el does not handle %s" method))))
+
+(defun dgcomplete--apply-edit (edit)
+  "Apply a rewrite's workspace EDIT (one document's versioned edits) to its buffer, only if the buffer is still the
+version the edit was computed for; the answer says whether it was applied, and if not why."
+  (let* ((change (and (vectorp (plist-get edit :documentChanges)) (aref (plist-get edit :documentChanges) 0)))
+         (doc (plist-get change :textDocument))
+         (buf (cl-find-if (lambda (b) (with-current-buffer b (equal (dgcomplete--uri) (plist-get doc :uri))))
+                          dgcomplete--buffers)))
+    (cond
+     ((null buf) (list :applied :json-false :failureReason "the document is not open in Emacs"))
+     ((not (eql (plist-get doc :version) (buffer-local-value 'dgcomplete--version buf)))
+      (list :applied :json-false :failureReason "the buffer changed since the request"))
+     (t
+      (with-current-buffer buf
+        (save-excursion
+          (save-restriction
+            (widen)
+            ;; from the last edit to the first, so that each edit's positions are still those it was computed for
+            (let ((edits (mapcar (lambda (e) (list (dgcomplete--point-at (plist-get (plist-get e :range) :start))
+                                                   (dgcomplete--point-at (plist-get (plist-get e :range) :end))
+                                                   (plist-get e :newText)))
+                                 (plist-get change :edits))))
+              (atomic-change-group
+                (dolist (e (sort edits (lambda (a b) (> (car a) (car b)))))
+                  (goto-char (nth 0 e))
+                  (delete-region (nth 0 e) (nth 1 e))
+                  (insert (nth 2 e))))))))
+      (list :applied t)))))
+
+(defun dgcomplete--rewrite (command beg end)
+  "Run the daemon's rewrite COMMAND on BEG..END; it edits only that region, or says why it did not."
+  (unless dgcomplete-mode (dgcomplete-mode 1))
+  (dgcomplete--clear)
+  (let* ((result (jsonrpc-request (dgcomplete--connection) :workspace/executeCommand
+                                  (list :command command
+                                        :arguments (vector (list :uri (dgcomplete--uri)
+                                                                 :range (list :start (dgcomplete--position beg)
+                                                                              :end (dgcomplete--position end))
+                                                                 :version dgcomplete--version)))
+                                  :timeout 120)))
+    (unless (eq (plist-get result :applied) t)
+      (message "dgcomplete: %s" (let ((why (plist-get result :reason)))
+                                  (if (and (stringp why) (> (length why) 0)) why "nothing was applied"))))
+    result))
+
+(defun dgcomplete-repair-region (beg end)
+  "Mend the syntax errors between BEG and END (the region; the current line without one)."
+  (interactive (dgcomplete--region))
+  (dgcomplete--rewrite "dgcomplete.repairSyntax" beg end))
+
+(defun dgcomplete-rewrite-region (beg end)
+  "Rewrite the code between BEG and END (the region) as the model would write it."
+  (interactive (dgcomplete--region))
+  (dgcomplete--rewrite "dgcomplete.rewriteSelection" beg end))
+
+(defun dgcomplete-fill-holes (beg end)
+  "Fill the holes (`...', `pass  # TODO', `???', `/* TODO */') between BEG and END (the region)."
+  (interactive (dgcomplete--region))
+  (dgcomplete--rewrite "dgcomplete.fillHoles" beg end))
+
+(defun dgcomplete--region ()
+  (if (use-region-p) (list (region-beginning) (region-end)) (list (line-beginning-position) (line-end-position))))
 
 (defun dgcomplete-shutdown ()
   "Stop the daemon (a later `dgcomplete-mode' buffer starts it again)."

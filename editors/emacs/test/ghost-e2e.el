@@ -4,7 +4,8 @@
 ;; (`execute-kbd-macro'): the ghost text appears at point after typing, TAB inserts exactly it and the daemon
 ;; counts the accept, C-<right> takes a word at a time with the rest still shown, a multi-line suggestion shows
 ;; and inserts whole, moving point hides it, and the daemon's copy of the buffer follows edits with characters
-;; outside the BMP (the item's range starts where the typed word starts in Emacs's buffer).
+;; outside the BMP (the item's range starts where the typed word starts in Emacs's buffer); Repair syntax on a
+;; region applied through the daemon's workspace/applyEdit, and a stale edit refused.
 ;;
 ;;   DG_PYTHON=.venv/bin/python DG_MODEL=dir-or-empty DG_WORKDIR=tmpdir DG_RESULT=out.json \
 ;;     emacs --batch -L editors/emacs -L editors/emacs/test -l editors/emacs/test/ghost-e2e.el
@@ -121,6 +122,28 @@
     (let ((start (dgcomplete--point-at (plist-get (plist-get (dgcomplete--item) :range) :start))))
       (dg-check "the daemon's copy agrees (the item starts at the typed word)" (= start word-start)
                 (list start word-start (dgcomplete--item)))))
+
+  ;; Repair syntax on lines 5-8 of a file with an unclosed call: the daemon sends workspace/applyEdit for the
+  ;; buffer's version, which is applied; the text outside the lines stays as it was
+  (find-file (dg-write "broken.py" dg-broken))
+  (dgcomplete-mode 1)
+  (let* ((before (buffer-string)) (region (dg-region-of-lines 5 8))
+         (result (dgcomplete-repair-region (car region) (cdr region))))
+    (dg-check "Repair syntax applied" (eq (plist-get result :applied) t) result)
+    (dg-check-confined-repair before (car region) (cdr region)))
+  ;; an edit for a version the buffer has left is refused
+  (dg-check "a stale edit is refused"
+            (equal (plist-get (dgcomplete--apply-edit
+                               (list :documentChanges
+                                     (vector (list :textDocument (list :uri (dgcomplete--uri)
+                                                                       :version (1- dgcomplete--version))
+                                                   :edits (vector (list :range (list :start '(:line 0 :character 0)
+                                                                                     :end '(:line 0 :character 0))
+                                                                        :newText "x"))))))
+                              :applied)
+                   :json-false))
+  (dg-check "and leaves the buffer alone" (not (string-prefix-p "x" (buffer-string))))
+  (find-file (concat dg-workdir "sample.py"))
 
   ;; a daemon that died is started again on the next change, with the whole buffer
   (dgcomplete-shutdown)
