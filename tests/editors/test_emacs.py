@@ -1,8 +1,7 @@
 """dgcomplete in a real Emacs (Debian 12's 28.2, batch) against the real daemon: editors/emacs/dgcomplete.el's ghost
 text (typed through the command loop, TAB, word by word, multi-line, the daemon's copy in step, Repair syntax on a
-region), and through the two
-LSP clients, eglot 1.9 and lsp-mode 8.0, the completion item kept for the typed word and inserted by C-M-i and by
-company, and Repair syntax through the client's code actions, confined to the region."""
+region), and through the two LSP clients, eglot 1.9 and lsp-mode 8.0, the completion item kept for the typed word
+and inserted by C-M-i and by company, and Repair syntax through the client's code actions, confined to the region."""
 
 from __future__ import annotations
 
