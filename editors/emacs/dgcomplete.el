@@ -64,9 +64,11 @@ by its extension)."
 (defface dgcomplete-ghost '((t :inherit shadow))
   "The ghost text.")
 
+(defvar dgcomplete-mode)
 (defvar dgcomplete--connection nil "The connection to the daemon, shared by every buffer.")
 (defvar dgcomplete--buffers nil "Buffers whose text the daemon has (didOpen sent).")
 (defvar dgcomplete--folders nil "Project roots the daemon was given as workspace folders (it reads their files).")
+(defvar dgcomplete--status nil "The daemon's model: `loading', `ready' or `error' (the mode line shows it).")
 
 (defvar-local dgcomplete--version 0)
 (defvar-local dgcomplete--before nil "The range a change is about to replace, in LSP positions.")
@@ -131,8 +133,9 @@ by its extension)."
 (defun dgcomplete--doc () (list :uri (dgcomplete--uri)))
 
 (defun dgcomplete--notify (method params)
-  (when-let ((conn (dgcomplete--connection)))
-    (jsonrpc-notify conn method params)))
+  "Send a notification if the daemon runs (closing a buffer does not start one)."
+  (when (and dgcomplete--connection (jsonrpc-running-p dgcomplete--connection))
+    (jsonrpc-notify dgcomplete--connection method params)))
 
 (defun dgcomplete--add-folder ()
   "Give the daemon the buffer's project as a workspace folder, once: lines retrieved from the project's other
@@ -147,6 +150,8 @@ files are where most right suggestions come from."
                                              :removed []))))))
 
 (defun dgcomplete--open ()
+  "Give the daemon (started if need be) the buffer's whole text."
+  (dgcomplete--connection)
   (dgcomplete--add-folder)
   (cl-incf dgcomplete--version)
   (dgcomplete--notify :textDocument/didOpen
@@ -215,12 +220,23 @@ started again since gets the whole buffer)."
                              :initializationOptions dgcomplete-settings)
                        :timeout 60)
       (jsonrpc-notify conn :initialized (make-hash-table))
-      (setq dgcomplete--connection conn)))
+      (setq dgcomplete--connection conn dgcomplete--status 'loading)))
   dgcomplete--connection)
 
 (defun dgcomplete--on-notification (_conn method params)
-  (when (eq method 'window/showMessage)
-    (message "dgcomplete: %s" (plist-get params :message))))
+  "The model's state, from the daemon's log line when it is ready and its error message when it cannot load."
+  (let ((msg (plist-get params :message)))
+    (pcase method
+      ('window/showMessage
+       (when (eql (plist-get params :type) 1) (setq dgcomplete--status 'error))
+       (message "%s" msg))
+      ('window/logMessage
+       (when (and (stringp msg) (string-match-p " ready" msg) (not (eq dgcomplete--status 'error)))
+         (setq dgcomplete--status 'ready))))
+    (force-mode-line-update t)))
+
+(defun dgcomplete--lighter ()
+  (pcase dgcomplete--status ('ready " dg") ('error " dg!") (_ " dg…")))
 
 (defun dgcomplete--on-request (_conn method params)
   (if (eq method 'workspace/applyEdit)
@@ -345,8 +361,6 @@ version the edit was computed for; the answer says whether it was applied, and i
                                         (with-current-buffer buf (setq dgcomplete--request nil))))
                 :timeout-fn #'ignore)))))
 
-(defvar dgcomplete-mode)
-
 (defun dgcomplete-complete ()
   "Ask for suggestions at point now (up to three; M-] and M-[ cycle them)."
   (interactive)
@@ -456,8 +470,9 @@ when the buffer no longer agrees with the item up to point."
 
 ;;;###autoload
 (define-minor-mode dgcomplete-mode
-  "Ghost text from the dgcomplete daemon as you type (TAB accepts, C-<right> or M-f a word, C-g hides)."
-  :lighter " dg"
+  "Ghost text from the dgcomplete daemon as you type (TAB accepts, C-<right> or M-f a word, C-g hides).
+The mode line says `dg…' while the daemon loads its model, `dg' once it is ready, `dg!' if it cannot load it."
+  :lighter (:eval (dgcomplete--lighter))
   (if dgcomplete-mode
       (condition-case err
           (progn

@@ -37,6 +37,11 @@
   (dgcomplete-mode 1)
   (dg-check "dgcomplete-mode on, daemon started" (and dgcomplete-mode (jsonrpc-running-p dgcomplete--connection)))
   (dg-check "model loaded" (dg-wait (lambda () (plist-get (dgcomplete-stats) :model)) 120))
+  (dg-check "the mode line says ready" (equal (dg-wait (lambda () (and (eq dgcomplete--status 'ready)
+                                                                          (dgcomplete--lighter)))
+                                                       30)
+                                              " dg")
+            dgcomplete--status)
   (dg-check "the project is the daemon's workspace folder"
             (dg-wait (lambda () (let ((w (format "%S" (plist-get (dgcomplete-stats) :workspace))))
                                   (and (string-match-p (regexp-quote (directory-file-name dg-workdir)) w) w)))
@@ -151,10 +156,20 @@
   (dg-check "a new daemon has the buffer after a restart" (and (jsonrpc-running-p dgcomplete--connection)
                                                               (memq (current-buffer) dgcomplete--buffers)))
 
+  ;; a model that cannot be loaded: the mode line says so (and the daemon's message is shown)
+  (dgcomplete-shutdown)
+  (let ((dgcomplete-model (concat dg-workdir "no-such-model")))
+    (dgcomplete--connection)
+    (dg-check "the mode line says the model failed"
+              (equal (dg-wait (lambda () (and (eq dgcomplete--status 'error) (dgcomplete--lighter))) 60) " dg!")
+              dgcomplete--status))
+  (dgcomplete-shutdown)
+
   (dgcomplete-mode -1)
-  (dg-check "mode off: no ghost text, hooks gone"
+  (dg-check "mode off: no ghost text, hooks gone, no daemon started for it"
             (and (null (dgcomplete-ghost-text))
-                 (not (memq #'dgcomplete--after-change after-change-functions)))))
+                 (not (memq #'dgcomplete--after-change after-change-functions))
+                 (null dgcomplete--connection))))
 
 (condition-case err
     (progn (dg-run) (dg-finish t nil))
