@@ -9,6 +9,14 @@ export DG_PYTHON=${DG_PYTHON:-.venv/bin/python}
 export DG_MODEL=${DG_MODEL:-}
 export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 ver=$("$EMACS" --version | head -1 | awk '{print $3}')
+# the package byte-compiles without a warning (Emacs's 80-column docstring advice aside)
+tmp=$(mktemp -d) && cp editors/emacs/dgcomplete.el "$tmp/"
+if ! "$EMACS" --batch --eval "(setq byte-compile-warnings '(not docstrings) byte-compile-error-on-warn t)" \
+    -f batch-byte-compile "$tmp/dgcomplete.el"; then
+  echo "Emacs $ver: dgcomplete.el does not byte-compile cleanly"; rm -rf "$tmp"; exit 1
+fi
+rm -rf "$tmp"
+
 clients=("$@")
 [ ${#clients[@]} -gt 0 ] || clients=(ghost eglot lsp-mode)
 fail=0
