@@ -213,8 +213,7 @@ started again since gets the whole buffer)."
                              :clientInfo '(:name "dgcomplete.el" :version "0.1")
                              :rootUri nil
                              :capabilities
-                             '(:window (:workDoneProgress t)
-                               :workspace (:applyEdit t :workspaceEdit (:documentChanges t))
+                             '(:workspace (:applyEdit t :workspaceEdit (:documentChanges t))
                                :textDocument (:synchronization (:didSave :json-false)
                                               :inlineCompletion (:dynamicRegistration :json-false))
                                :general (:positionEncodings ["utf-16"]))
@@ -225,14 +224,10 @@ started again since gets the whole buffer)."
   dgcomplete--connection)
 
 (defun dgcomplete--on-notification (_conn method params)
-  "The model's state: the end of the daemon's load progress (a relay to a shared daemon reports only that), its
-log line once the model is ready, its error message when it cannot load it."
+  "The model's state, from the daemon's log line when it is ready (a shared daemon's too, warm or not) and its
+error message when it cannot load it."
   (let ((msg (plist-get params :message)))
     (pcase method
-      ('$/progress
-       (let ((v (plist-get params :value)))
-         (when (equal (plist-get v :kind) "end")
-           (setq dgcomplete--status (if (equal (plist-get v :message) "failed") 'error 'ready)))))
       ('window/showMessage
        (when (eql (plist-get params :type) 1) (setq dgcomplete--status 'error))
        (message "%s" msg))
@@ -247,7 +242,6 @@ log line once the model is ready, its error message when it cannot load it."
 (defun dgcomplete--on-request (_conn method params)
   (pcase method
     ('workspace/applyEdit (dgcomplete--apply-edit (plist-get params :edit)))
-    ('window/workDoneProgress/create nil)  ; the model's load: followed by $/progress
     (_ (jsonrpc-error :code -32601 :message (format "dgcomplete.el does not handle %s" method)))))
 
 (defun dgcomplete--apply-edit (edit)

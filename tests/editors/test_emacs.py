@@ -18,7 +18,7 @@ CHECKS = {
     "ghost": {"ghost text appears", "TAB inserts exactly the ghost text", "the daemon counted the accept",
               "the rest stays shown", "multi-line text inserted",
               "the daemon's copy agrees (the item starts at the typed word)", "Repair syntax applied",
-              "outside the selection unchanged", "a stale edit is refused"},
+              "outside the selection unchanged", "a stale edit is refused", "through a shared daemon: ghost text"},
     "eglot": {"one item survives the typed symbol's filter", "C-M-i inserts the suggestion's first line",
               "company's pick inserts the item's textEdit", "outside the selection unchanged",
               "the repaired file parses"},

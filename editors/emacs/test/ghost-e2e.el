@@ -24,6 +24,11 @@
 
 (defun dg-line () (buffer-substring-no-properties (line-beginning-position) (line-end-position)))
 
+(defun dg-retype (text)
+  "Replace the current line by TEXT typed key by key."
+  (delete-region (line-beginning-position) (line-end-position))
+  (execute-kbd-macro (apply #'vconcat (mapcar (lambda (c) (vector c)) text))))
+
 (defun dg-show-item (text start)
   "Show a made-up item replacing START..point with TEXT (the rendering and keys, whatever the model says)."
   (setq dgcomplete--items (cons (list (list :insertText text
@@ -155,6 +160,21 @@
   (insert "\n")
   (dg-check "a new daemon has the buffer after a restart" (and (jsonrpc-running-p dgcomplete--connection)
                                                               (memq (current-buffer) dgcomplete--buffers)))
+
+  ;; through a relay to a shared daemon (`serve --shared'), which reports its load only as progress: the mode
+  ;; line says ready and ghost text comes (the daemon, on a socket of the work folder, exits when idle)
+  (dgcomplete-shutdown)
+  (let ((dgcomplete-command (append (dg-server-command)
+                                    (list "--shared" "--socket" (concat dg-workdir "shared.sock") "--idle-exit" "0.05")))
+        (dgcomplete--status nil))
+    (dgcomplete--connection)
+    (dg-check "through a shared daemon: the mode line says ready"
+              (eq (dg-wait (lambda () (and (memq dgcomplete--status '(ready error)) dgcomplete--status)) 120) 'ready)
+              dgcomplete--status)
+    (dg-retype "    return mess")
+    (dg-check "through a shared daemon: ghost text" (dg-wait #'dgcomplete-ghost-text 60))
+    (delete-region (line-beginning-position) (line-end-position))
+    (dgcomplete-shutdown))
 
   ;; a model that cannot be loaded: the mode line says so (and the daemon's message is shown)
   (dgcomplete-shutdown)
