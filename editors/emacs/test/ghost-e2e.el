@@ -24,11 +24,6 @@
 
 (defun dg-line () (buffer-substring-no-properties (line-beginning-position) (line-end-position)))
 
-(defun dg-retype (text)
-  "Replace the current line by TEXT typed key by key."
-  (delete-region (line-beginning-position) (line-end-position))
-  (execute-kbd-macro (apply #'vconcat (mapcar (lambda (c) (vector c)) text))))
-
 (defun dg-show-item (text start)
   "Show a made-up item replacing START..point with TEXT (the rendering and keys, whatever the model says)."
   (setq dgcomplete--items (cons (list (list :insertText text
@@ -171,10 +166,14 @@
     (dg-check "through a shared daemon: the mode line says ready"
               (eq (dg-wait (lambda () (and (memq dgcomplete--status '(ready error)) dgcomplete--status)) 120) 'ready)
               dgcomplete--status)
-    (dg-retype "    return mess")
+    (find-file (dg-write "shared.py" dg-sample))  ; the text the memorizer knows, as at the start
+    (dgcomplete-mode 1)
+    (goto-char (point-max))
+    (dg-type "SPC SPC SPC SPC r e t u r n SPC m e s s")
     (dg-check "through a shared daemon: ghost text" (dg-wait #'dgcomplete-ghost-text 60))
-    (delete-region (line-beginning-position) (line-end-position))
-    (dgcomplete-shutdown))
+    (dgcomplete-mode -1)
+    (dgcomplete-shutdown)
+    (find-file (concat dg-workdir "sample.py")))
 
   ;; a model that cannot be loaded: the mode line says so (and the daemon's message is shown)
   (dgcomplete-shutdown)
