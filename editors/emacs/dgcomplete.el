@@ -171,14 +171,18 @@ files are where most right suggestions come from."
 
 (defun dgcomplete--after-change (beg end len)
   "Send the change: as a range when the change is the one announced before it, else the whole text (a daemon
-started again since gets the whole buffer)."
-  (if (not (and (memq (current-buffer) dgcomplete--buffers) dgcomplete--connection
-                (jsonrpc-running-p dgcomplete--connection)))
-      (dgcomplete--open)
-    (dgcomplete--send-change beg end len))
-  (unless dgcomplete--keep
-    (dgcomplete--clear)
-    (dgcomplete--schedule)))
+started again since gets the whole buffer; if none can be started, the mode turns itself off and says why)."
+  (condition-case err
+      (progn
+        (if (not (and (memq (current-buffer) dgcomplete--buffers) dgcomplete--connection
+                      (jsonrpc-running-p dgcomplete--connection)))
+            (dgcomplete--open)
+          (dgcomplete--send-change beg end len))
+        (unless dgcomplete--keep
+          (dgcomplete--clear)
+          (dgcomplete--schedule)))
+    (error (dgcomplete-mode -1)
+           (message "dgcomplete: off in %s: %s" (buffer-name) (error-message-string err)))))
 
 (defun dgcomplete--send-change (beg end len)
   (cl-incf dgcomplete--version)
@@ -200,6 +204,8 @@ started again since gets the whole buffer)."
   (unless (and dgcomplete--connection (jsonrpc-running-p dgcomplete--connection))
     (setq dgcomplete--connection nil dgcomplete--buffers nil dgcomplete--folders nil)
     (let* ((command (append dgcomplete-command (and dgcomplete-model (list "--model" dgcomplete-model))))
+           (_ (unless (executable-find (car command))
+                (error "Cannot find %s (set `dgcomplete-command')" (car command))))
            (proc (make-process :name "dgcomplete" :command command :connection-type 'pipe
                                :coding 'utf-8-emacs-unix :noquery t
                                :stderr (get-buffer-create " *dgcomplete stderr*")))

@@ -184,6 +184,16 @@
               dgcomplete--status))
   (dgcomplete-shutdown)
 
+  ;; a daemon that cannot be started again: the next change turns the mode off, says why, and the edit stands
+  (let ((dgcomplete-command '("/nonexistent/dgcomplete" "serve")))
+    (dg-type "x")
+    (dg-check "no daemon to start: the mode turns itself off, the edit stands"
+              (and (not dgcomplete-mode) (eq (char-before) ?x)) dgcomplete-mode))
+  (dgcomplete-mode 1)
+  (dg-check "on again: a daemon again" (jsonrpc-running-p dgcomplete--connection))
+
+  ;; turning the mode off with the daemon gone starts none just to say goodbye
+  (dgcomplete-shutdown)
   (dgcomplete-mode -1)
   (dg-check "mode off: no ghost text, hooks gone, no daemon started for it"
             (and (null (dgcomplete-ghost-text))
