@@ -211,8 +211,7 @@ async def test_completion_items_for_clients_without_inline_completion(tiny_model
         insert_text_mode_support=lsp.ClientCompletionItemInsertTextModeOptions([lsp.InsertTextMode.AsIs]))
     caps = lsp.ClientCapabilities(text_document=lsp.TextDocumentClientCapabilities(
         completion=lsp.CompletionClientCapabilities(completion_item=item_caps)))
-    client = await start_daemon("--model", str(tiny_model), "--threads", "1", capabilities=caps,
-                                init_options={"minConfidence": 0})
+    client = await start_daemon("--model", str(tiny_model), "--threads", "1", capabilities=caps)
     try:
         open_doc(client, CODE.replace("    return \n", "    return tot\n"))
         res = await client.text_document_completion_async(lsp.CompletionParams(
