@@ -28,6 +28,7 @@ from .folders import WATCHED_EXTENSIONS, uri_to_path
 from .notebooks import Cell, View, changed_span, layouts
 from .protocol import BoundedInput, OpenDocuments, Protocol, strict_converter
 from .settings import RESTART, Settings
+from .syntax.languages import key_extension
 from .types import CancelToken
 
 log = logging.getLogger("dgcomplete.server")
@@ -87,6 +88,7 @@ class DgServer(LanguageServer):
         self.probe = False
         self.client_name = ""
         self._opening: set[asyncio.Future] = set()
+        self._watched: set[str] = set()  # the extensions the client was asked to watch on disk
         self.settings = Settings(model=model_path, threads=threads)
         self.engine: Engine | None = None
         self.remote = remote
@@ -206,14 +208,17 @@ class DgServer(LanguageServer):
         uris = [f.uri for f in ws.folders.values()] or ([ws.root_uri] if ws.root_uri else [])
         self.engine.set_folders([p for p in map(uri_to_path, uris) if p])
 
-    async def watch_files(self) -> None:
-        """Ask the client to report changes to source files on disk, where it can (a branch switch changes the
-        files retrieval reads); a client that cannot or refuses leaves the index as read."""
+    async def watch_files(self, extensions: AbstractSet[str] = frozenset(WATCHED_EXTENSIONS)) -> None:
+        """Ask the client to report changes to source files of these extensions on disk, where it can (a branch
+        switch changes the files retrieval reads): the grammars' at start-up, a language without a grammar's once
+        one of its documents opens; a client that cannot or refuses leaves the index as read."""
         caps = self.client_capabilities.workspace if self.client_capabilities else None
         watched = caps.did_change_watched_files if caps else None
-        if not (watched and watched.dynamic_registration):
+        extensions = set(extensions) - self._watched
+        if not (watched and watched.dynamic_registration and extensions):
             return
-        glob = "**/*.{" + ",".join(sorted(e.lstrip(".") for e in WATCHED_EXTENSIONS)) + "}"
+        self._watched |= extensions
+        glob = "**/*.{" + ",".join(sorted(e.lstrip(".") for e in extensions)) + "}"
         reg = lsp.Registration(id=str(uuid.uuid4()), method=lsp.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                                register_options=lsp.DidChangeWatchedFilesRegistrationOptions(
                                    watchers=[lsp.FileSystemWatcher(glob_pattern=glob)]))
@@ -227,9 +232,13 @@ class DgServer(LanguageServer):
         a change the engine never saw the opening of); a copy that is gone was closed meanwhile, and stays
         closed (None)."""
         doc = self.workspace.get_text_document(uri)
-        if self.engine is not None and doc is not None and doc.source is not None:
-            return self.engine.open(uri, doc.source, doc.version or 0, doc.language_id)
-        return None
+        if self.engine is None or doc is None or doc.source is None:
+            return None
+        s = self.engine.open(uri, doc.source, doc.version or 0, doc.language_id)
+        ext = key_extension(s.retrieval_lang or "")
+        if ext and ext not in self._watched:  # its folder's files are read too: watch them like the grammars'
+            asyncio.ensure_future(self.watch_files({ext}))
+        return s
 
     def show_fatal(self, message: str) -> None:
         if not self.fatal_shown:

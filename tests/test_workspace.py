@@ -209,6 +209,52 @@ async def test_the_daemon_reads_its_workspace_folder(tiny_model, tmp_path):
         await stop_daemon(client)
 
 
+async def test_files_of_a_language_without_a_grammar_are_watched_once_one_opens(tiny_model, tmp_path):
+    """A Kotlin document opens: the client is asked to watch `.kt` files too (the grammars' extensions were asked
+    for at start-up), and a `.kt` file of the folder changed on disk is read again when the client says so."""
+    root = tmp_path / "proj"
+    (root / "lib").mkdir(parents=True)
+    kt = root / "lib" / "Io.kt"
+    kt.write_text("fun load(p: String) {\n    val data = read(p)\n    val rows = data.splitRows(';')\n}\n")
+    registrations: list[lsp.RegistrationParams] = []
+    client = await start_daemon("--model", str(tiny_model), "--threads", "1", folders=[root],
+                                capabilities=_watching_capabilities(),
+                                features={lsp.CLIENT_REGISTER_CAPABILITY: lambda ls, p: registrations.append(p)})
+
+    def globs() -> list[str]:
+        return [w["globPattern"] for r in registrations for reg in r.registrations
+                for w in reg.register_options["watchers"]]
+
+    async def lines() -> list[str]:
+        res = await client.text_document_inline_completion_async(inline_params(2, 4, uri, invoked=True))
+        return [i.insert_text.strip() for i in res.items]
+
+    try:
+        uri = (root / "Main.kt").as_uri()
+        open_doc(client, "fun main(p: String) {\n    val data = read(p)\n    \n}\n", uri=uri, lang="kotlin")
+        assert [(x["language"], x["files"]) for x in await _indexed(client)] == [("text:.kt", 1)]
+        assert "val rows = data.splitRows(';')" in await lines()
+        for _ in range(100):
+            if "**/*.{kt}" in globs():
+                break
+            await asyncio.sleep(0.05)
+        assert "**/*.{kt}" in globs() and "kt" not in globs()[0], globs()  # asked once, after the grammars'
+        open_doc(client, "val x = 1\n", uri=(root / "Other.kt").as_uri(), lang="kotlin")
+        await stats(client)
+        assert globs().count("**/*.{kt}") == 1
+        kt.write_text(kt.read_text().replace("splitRows(';')", "splitLines()"))
+        client.workspace_did_change_watched_files(lsp.DidChangeWatchedFilesParams(
+            [lsp.FileEvent(kt.as_uri(), lsp.FileChangeType.Changed)]))
+        for _ in range(100):
+            if "val rows = data.splitLines()" in await lines():
+                break
+            await asyncio.sleep(0.05)
+        else:
+            raise AssertionError("the changed .kt file was not read again")
+    finally:
+        await stop_daemon(client)
+
+
 def _watching_capabilities() -> lsp.ClientCapabilities:
     from .conftest import inline_capabilities
 

@@ -212,6 +212,11 @@ def keyed_by_extension(lang: str) -> bool:
     return lang.startswith(_TEXT + ".")
 
 
+def key_extension(lang: str) -> str | None:
+    """The file extension of such a key (``.kt`` of ``text:.kt``), else None."""
+    return lang[len(_TEXT) :] if keyed_by_extension(lang) else None
+
+
 _languages: dict[str, tree_sitter.Language] = {}
 _languages_lock = threading.Lock()
 _local = threading.local()  # parsers are not thread-safe: one set per thread
