@@ -42,7 +42,7 @@
   "A checkpoint directory for the daemon (`--model'); nil: the model shipped with it."
   :type '(choice (const :tag "Embedded model" nil) directory))
 
-(defcustom dgcomplete-settings '(:maxLines 4)
+(defcustom dgcomplete-settings nil
   "Server settings, sent as `initializationOptions' (camelCase keys: maxLines, minConfidence, ...)."
   :type 'plist)
 
