@@ -23,30 +23,7 @@ SESSION=dg-emacs-shot-$$
 rm -rf "$WORK" && mkdir -p "$WORK"
 trap 'tmux kill-session -t "$SESSION" 2>/dev/null || true' EXIT
 
-cat > "$WORK/animals.py" <<'EOF'
-class Animal:
-    def __init__(self, name):
-        self.name = name
-
-    def speak(self):
-        raise NotImplementedError
-
-
-class Dog(Animal):
-    def __init__(self, name, breed):
-        super().__init__(name)
-        self.breed = breed
-
-    def speak(self):
-        return f"{self.name} says woof"
-
-
-class Cat(Animal):
-    def __init__(self, name, color):
-
-    def speak(self):
-        return f"{self.name} says meow"
-EOF
+cp editors/test/animals.py.in "$WORK/animals.py"  # the VS Code picture's file (editors/test/animals.py.in)
 # a user's configuration: the package, the daemon's command line, the mode in Python buffers; nothing else
 cat > "$WORK/init.el" <<EOF
 (add-to-list 'load-path "$ROOT/editors/emacs")

@@ -23,29 +23,8 @@ const TIMEOUT_MS = Number(env("DG_E2E_TIMEOUT_MS", "300000"));
 
 // the open file, and the line (1-based) whose end the cursor goes to before Enter
 const FILE = "animals.py";
-const SCENARIO = `class Animal:
-    def __init__(self, name):
-        self.name = name
-
-    def speak(self):
-        raise NotImplementedError
-
-
-class Dog(Animal):
-    def __init__(self, name, breed):
-        super().__init__(name)
-        self.breed = breed
-
-    def speak(self):
-        return f"{self.name} says woof"
-
-
-class Cat(Animal):
-    def __init__(self, name, color):
-
-    def speak(self):
-        return f"{self.name} says meow"
-`;
+// the file both editors' pictures show (editors/test/animals.py.in; the Emacs one is emacs/test/screenshot.sh)
+const SCENARIO = fs.readFileSync(path.join(root, "editors", "test", "animals.py.in"), "utf8");
 const CURSOR_LINE = 19;
 const INDENT = "        "; // what VS Code's Python indentation rules put after Enter there
 
