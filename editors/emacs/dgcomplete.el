@@ -71,6 +71,7 @@ by its extension)."
 (defvar dgcomplete--status nil "The daemon's model: `loading', `ready' or `error' (the mode line shows it).")
 
 (defvar-local dgcomplete--version 0)
+(defvar-local dgcomplete--sent-uri nil "The URI the daemon has this buffer under (a renamed file gets a new one).")
 (defvar-local dgcomplete--before nil "The range a change is about to replace, in LSP positions.")
 (defvar-local dgcomplete--timer nil)
 (defvar-local dgcomplete--request nil "The id of the request in flight.")
@@ -154,6 +155,7 @@ files are where most right suggestions come from."
   (dgcomplete--connection)
   (dgcomplete--add-folder)
   (cl-incf dgcomplete--version)
+  (setq dgcomplete--sent-uri (dgcomplete--uri))
   (dgcomplete--notify :textDocument/didOpen
                       (list :textDocument (list :uri (dgcomplete--uri) :languageId (dgcomplete--language-id)
                                                 :version dgcomplete--version :text (dgcomplete--text))))
@@ -162,7 +164,13 @@ files are where most right suggestions come from."
 (defun dgcomplete--close ()
   (when (memq (current-buffer) dgcomplete--buffers)
     (setq dgcomplete--buffers (delq (current-buffer) dgcomplete--buffers))
-    (ignore-errors (dgcomplete--notify :textDocument/didClose (list :textDocument (dgcomplete--doc))))))
+    (ignore-errors (dgcomplete--notify :textDocument/didClose
+                                       (list :textDocument (list :uri (or dgcomplete--sent-uri (dgcomplete--uri))))))))
+
+(defun dgcomplete--known-p ()
+  "Whether the running daemon has this buffer, under its current URI."
+  (and (memq (current-buffer) dgcomplete--buffers) dgcomplete--connection (jsonrpc-running-p dgcomplete--connection)
+       (equal dgcomplete--sent-uri (dgcomplete--uri))))
 
 (defun dgcomplete--before-change (beg end)
   (save-restriction
@@ -171,13 +179,14 @@ files are where most right suggestions come from."
 
 (defun dgcomplete--after-change (beg end len)
   "Send the change: as a range when the change is the one announced before it, else the whole text (a daemon
-started again since gets the whole buffer; if none can be started, the mode turns itself off and says why)."
+started again since, or a file renamed, gets the whole buffer; if no daemon can be started, the mode turns itself
+off and says why)."
   (condition-case err
       (progn
-        (if (not (and (memq (current-buffer) dgcomplete--buffers) dgcomplete--connection
-                      (jsonrpc-running-p dgcomplete--connection)))
-            (dgcomplete--open)
-          (dgcomplete--send-change beg end len))
+        (if (dgcomplete--known-p)
+            (dgcomplete--send-change beg end len)
+          (dgcomplete--close)  ; under its old name, if the file was renamed
+          (dgcomplete--open))
         (unless dgcomplete--keep
           (dgcomplete--clear)
           (dgcomplete--schedule)))
@@ -342,8 +351,8 @@ version the edit was computed for; the answer says whether it was applied, and i
 
 (defun dgcomplete--ask (trigger)
   "Ask for the point (TRIGGER 2: as you type, 1: invoked); the answer shows if the text and point are unchanged."
-  (unless (and (memq (current-buffer) dgcomplete--buffers) dgcomplete--connection
-               (jsonrpc-running-p dgcomplete--connection))
+  (unless (dgcomplete--known-p)
+    (dgcomplete--close)
     (dgcomplete--open))
   (let* ((conn (dgcomplete--connection))
          (buf (current-buffer)) (tick (buffer-chars-modified-tick)) (pt (point))

@@ -150,6 +150,18 @@
   (dg-check "and leaves the buffer alone" (not (string-prefix-p "x" (buffer-string))))
   (find-file (concat dg-workdir "sample.py"))
 
+  ;; a file renamed: the next change gives the daemon the buffer under its new name (asked there, it answers)
+  (set-visited-file-name (concat dg-workdir "renamed.py") t)
+  (goto-char (point-max))
+  (insert "\n")
+  (dg-check "a renamed file: the daemon has it under the new name"
+            (listp (jsonrpc-request dgcomplete--connection :textDocument/inlineCompletion
+                                    (list :textDocument (list :uri (dgcomplete--uri))
+                                          :position (dgcomplete--position (point))
+                                          :context '(:triggerKind 1))))
+            (dgcomplete--uri))
+  (set-visited-file-name (concat dg-workdir "sample.py") t)
+
   ;; a daemon that died is started again on the next change, with the whole buffer
   (dgcomplete-shutdown)
   (insert "\n")
