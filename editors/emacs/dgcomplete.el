@@ -290,6 +290,9 @@ version the edit was computed for; the answer says whether it was applied, and i
 (defun dgcomplete--rewrite (command beg end)
   "Run the daemon's rewrite COMMAND on BEG..END; it edits only that region, or says why it did not."
   (unless dgcomplete-mode (dgcomplete-mode 1))
+  (unless (dgcomplete--known-p)
+    (dgcomplete--close)
+    (dgcomplete--open))
   (dgcomplete--clear)
   (let* ((result (jsonrpc-request (dgcomplete--connection) :workspace/executeCommand
                                   (list :command command
