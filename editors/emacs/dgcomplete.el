@@ -172,6 +172,12 @@ files are where most right suggestions come from."
   (and (memq (current-buffer) dgcomplete--buffers) dgcomplete--connection (jsonrpc-running-p dgcomplete--connection)
        (equal dgcomplete--sent-uri (dgcomplete--uri))))
 
+(defun dgcomplete--ensure-known ()
+  "Give the daemon the whole buffer unless it has it under its current URI (a daemon started again, a file
+renamed: closed under its old name first); non-nil when it had it already."
+  (or (dgcomplete--known-p)
+      (progn (dgcomplete--close) (dgcomplete--open) nil)))
+
 (defun dgcomplete--before-change (beg end)
   (save-restriction
     (widen)
@@ -183,10 +189,8 @@ started again since, or a file renamed, gets the whole buffer; if no daemon can 
 off and says why)."
   (condition-case err
       (progn
-        (if (dgcomplete--known-p)
-            (dgcomplete--send-change beg end len)
-          (dgcomplete--close)  ; under its old name, if the file was renamed
-          (dgcomplete--open))
+        (when (dgcomplete--ensure-known)
+          (dgcomplete--send-change beg end len))
         (unless dgcomplete--keep
           (dgcomplete--clear)
           (dgcomplete--schedule)))
@@ -290,9 +294,7 @@ version the edit was computed for; the answer says whether it was applied, and i
 (defun dgcomplete--rewrite (command beg end)
   "Run the daemon's rewrite COMMAND on BEG..END; it edits only that region, or says why it did not."
   (unless dgcomplete-mode (dgcomplete-mode 1))
-  (unless (dgcomplete--known-p)
-    (dgcomplete--close)
-    (dgcomplete--open))
+  (dgcomplete--ensure-known)
   (dgcomplete--clear)
   (let* ((result (jsonrpc-request (dgcomplete--connection) :workspace/executeCommand
                                   (list :command command
@@ -354,9 +356,7 @@ version the edit was computed for; the answer says whether it was applied, and i
 
 (defun dgcomplete--ask (trigger)
   "Ask for the point (TRIGGER 2: as you type, 1: invoked); the answer shows if the text and point are unchanged."
-  (unless (dgcomplete--known-p)
-    (dgcomplete--close)
-    (dgcomplete--open))
+  (dgcomplete--ensure-known)
   (let* ((conn (dgcomplete--connection))
          (buf (current-buffer)) (tick (buffer-chars-modified-tick)) (pt (point))
          (params (list :textDocument (dgcomplete--doc) :position (dgcomplete--position pt)
