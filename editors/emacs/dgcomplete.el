@@ -192,7 +192,13 @@ off and says why)."
         (when (dgcomplete--ensure-known)
           (dgcomplete--send-change beg end len))
         (unless dgcomplete--keep
-          (dgcomplete--clear)
+          ;; typed through: characters that the ghost text goes on with keep the rest on screen until the answer
+          ;; to this change comes (no flicker); anything else hides it now
+          (let ((item (dgcomplete--item)))
+            (dgcomplete--clear-overlay)
+            (if (and item (zerop len) (> end beg) (= end (point)) (dgcomplete--parts item))
+                (dgcomplete--show)
+              (setq dgcomplete--items nil)))
           (dgcomplete--schedule)))
     (error (dgcomplete-mode -1)
            (message "dgcomplete: off in %s: %s" (buffer-name) (error-message-string err)))))
@@ -373,7 +379,8 @@ version the edit was computed for; the answer says whether it was applied, and i
                                   (when (and (= tick (buffer-chars-modified-tick)) (= pt (point)))
                                     (let ((items (append (if (vectorp result) result (plist-get result :items))
                                                          nil)))
-                                      (when items
+                                      (if (null items)
+                                          (dgcomplete--clear)  ; a suggestion typed through ends when the daemon says so
                                         (setq dgcomplete--items (cons items 0))
                                         (dgcomplete--show)))))))
                 :error-fn (lambda (_) (when (buffer-live-p buf)
