@@ -124,6 +124,16 @@ co = coroutine.create(function()
   check("ghost text appears", ghost ~= nil and ghost ~= "", ghost)
   check("insert mode", api.nvim_get_mode().mode:match("^i") ~= nil, api.nvim_get_mode().mode)
 
+  -- typing what it says keeps the rest on screen at once (before the debounced request goes out), and the
+  -- answer to that keystroke shows one again
+  feed(ghost:sub(1, 1))
+  sleep(40)
+  check("typed through: the rest stays shown at once", dg.ghost_text(0) == ghost:sub(2),
+        { shown = dg.ghost_text(0), want = ghost:sub(2) })
+  sleep(1500)
+  ghost = wait_until(function() return dg.ghost_text(0) end, 15000, 50)
+  check("and after the answer to that keystroke", ghost ~= nil and ghost ~= "", ghost)
+
   local marks = api.nvim_buf_get_extmarks(0, api.nvim_create_namespace("dgcomplete"), 0, -1, { details = true })
   check("one ghost extmark", #marks == 1, #marks)
   local d = marks[1][4]

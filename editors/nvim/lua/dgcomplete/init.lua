@@ -380,7 +380,15 @@ local function attach_fallback(bufnr)
       local kept = s.kept_tick
       s.kept_tick = nil
       if kept and kept == api.nvim_buf_get_changedtick(bufnr) and s.ghost then return end -- M.accept_word's own edit
+      local g = s.ghost
       schedule(bufnr)
+      -- typed through: characters the ghost text goes on with keep its rest on screen at once, until the answer
+      -- to this change replaces it (or, empty, ends it); render() refuses anything the suggestion does not extend
+      local client = g and vim.lsp.get_client_by_id(g.client_id)
+      local cur = api.nvim_win_get_cursor(0)
+      if client and api.nvim_get_current_buf() == bufnr and cur[1] - 1 == g.row and cur[2] > g.col then
+        render(bufnr, client, g.item, g.row, cur[2])
+      end
     end,
   })
   api.nvim_create_autocmd("CursorMovedI", {
@@ -389,7 +397,8 @@ local function attach_fallback(bufnr)
       local g = s.ghost
       if g then
         local cur = api.nvim_win_get_cursor(0)
-        if cur[1] - 1 ~= g.row or cur[2] ~= g.col then
+        -- a move without an edit hides it; after an edit TextChangedI decides (typed through or not)
+        if (cur[1] - 1 ~= g.row or cur[2] ~= g.col) and api.nvim_buf_get_changedtick(bufnr) == g.tick then
           cancel(bufnr)
           M.clear(bufnr)
         end
