@@ -236,7 +236,7 @@ class DgServer(LanguageServer):
             return None
         s = self.engine.open(uri, doc.source, doc.version or 0, doc.language_id)
         ext = key_extension(s.retrieval_lang or "")
-        if ext and ext not in self._watched:  # its folder's files are read too: watch them like the grammars'
+        if ext:  # its folder's files are read too: watch them like the grammars' (once: watch_files keeps count)
             asyncio.ensure_future(self.watch_files({ext}))
         return s
 

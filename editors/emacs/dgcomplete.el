@@ -119,6 +119,10 @@ by its extension)."
           (forward-char))
         (point)))))
 
+(defun dgcomplete--region-of (range)
+  "The buffer positions (start . end) of the LSP RANGE."
+  (cons (dgcomplete--point-at (plist-get range :start)) (dgcomplete--point-at (plist-get range :end))))
+
 (defun dgcomplete--uri ()
   (if buffer-file-name
       (concat "file://" (url-hexify-string (expand-file-name buffer-file-name) url-path-allowed-chars))
@@ -286,15 +290,13 @@ version the edit was computed for; the answer says whether it was applied, and i
           (save-restriction
             (widen)
             ;; from the last edit to the first, so that each edit's positions are still those it was computed for
-            (let ((edits (mapcar (lambda (e) (list (dgcomplete--point-at (plist-get (plist-get e :range) :start))
-                                                   (dgcomplete--point-at (plist-get (plist-get e :range) :end))
-                                                   (plist-get e :newText)))
+            (let ((edits (mapcar (lambda (e) (cons (dgcomplete--region-of (plist-get e :range)) (plist-get e :newText)))
                                  (plist-get change :edits))))
               (atomic-change-group
-                (dolist (e (sort edits (lambda (a b) (> (car a) (car b)))))
-                  (goto-char (nth 0 e))
-                  (delete-region (nth 0 e) (nth 1 e))
-                  (insert (nth 2 e))))))))
+                (dolist (e (sort edits (lambda (a b) (> (caar a) (caar b)))))
+                  (goto-char (caar e))
+                  (delete-region (caar e) (cdar e))
+                  (insert (cdr e))))))))
       (list :applied t)))))
 
 (defun dgcomplete--rewrite (command beg end)
@@ -397,11 +399,11 @@ version the edit was computed for; the answer says whether it was applied, and i
 (defun dgcomplete--item () (and dgcomplete--items (nth (cdr dgcomplete--items) (car dgcomplete--items))))
 
 (defun dgcomplete--parts (item)
-  "ITEM's replaced region (start . end) and what is left to show after the text already typed there, or nil
-when the buffer no longer agrees with the item up to point."
-  (let* ((range (plist-get item :range))
-         (start (if range (dgcomplete--point-at (plist-get range :start)) (point)))
-         (end (if range (max (point) (dgcomplete--point-at (plist-get range :end))) (point)))
+  "A list of ITEM's replaced region's start and end and what is left to show after the text already typed
+there, or nil when the buffer no longer agrees with the item up to point."
+  (let* ((region (if-let ((range (plist-get item :range))) (dgcomplete--region-of range) (cons (point) (point))))
+         (start (car region))
+         (end (max (point) (cdr region)))
          (text (plist-get item :insertText))
          (typed (buffer-substring-no-properties start (point))))
     (when (and (stringp text) (<= start (point)) (string-prefix-p typed text) (> (length text) (length typed)))
@@ -502,8 +504,7 @@ The mode line says `dg…' while the daemon loads its model, `dg' once it is rea
   (if dgcomplete-mode
       (condition-case err
           (progn
-            (dgcomplete--connection)
-            (dgcomplete--open)
+            (dgcomplete--open)  ; starts the daemon if need be
             (add-hook 'before-change-functions #'dgcomplete--before-change nil t)
             (add-hook 'after-change-functions #'dgcomplete--after-change nil t)
             (add-hook 'post-command-hook #'dgcomplete--post-command nil t)

@@ -47,6 +47,16 @@
   (run-hooks 'dg-finish-hook)
   (kill-emacs (if ok 0 1)))
 
+(defun dg-main (run)
+  "Run the test RUN and end Emacs with its report (exit 0 when every check passed)."
+  (condition-case err
+      (progn (funcall run) (dg-finish t nil))
+    (error (dg-finish nil (error-message-string err)))))
+
+(defun dg-line ()
+  "The current line's text."
+  (buffer-substring-no-properties (line-beginning-position) (line-end-position)))
+
 (defun dg-write (name text)
   (let ((path (concat dg-workdir name)))
     (with-temp-file path (insert text))
@@ -102,9 +112,8 @@ LABEL-OF and TEXT-EDIT-OF read a candidate's label and textEdit (start column, n
       ;; M-x completion-at-point (C-M-i), no frontend: one candidate, inserted as its string (the label)
       (completion-at-point)
       (dg-check "C-M-i inserts the suggestion's first line"
-                (equal (buffer-substring-no-properties (line-beginning-position) (line-end-position))
-                       (car (split-string expected "\n")))
-                (buffer-substring-no-properties (line-beginning-position) (line-end-position)))
+                (equal (dg-line) (car (split-string expected "\n")))
+                (dg-line))
       ;; company lists it and RET takes it: the item's textEdit
       (dg-retype-line "    return mess")
       (let ((line-start (line-beginning-position)))

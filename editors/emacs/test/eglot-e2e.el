@@ -70,8 +70,6 @@
                 (cl-some (lambda (p) (string-match-p "broken\\.py" p)) asked) asked)
       (dg-check-confined-repair before (car region) (cdr region)))))
 
-(condition-case err
-    (progn (dg-run) (dg-finish t nil))
-  (error (dg-finish nil (error-message-string err))))
+(dg-main #'dg-run)
 
 ;;; eglot-e2e.el ends here

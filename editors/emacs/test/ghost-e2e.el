@@ -22,8 +22,6 @@
   "Type KEYS through the command loop (commands, their hooks and the mode's keymaps run as for a user)."
   (execute-kbd-macro (kbd keys)))
 
-(defun dg-line () (buffer-substring-no-properties (line-beginning-position) (line-end-position)))
-
 (defun dg-show-item (text start)
   "Show a made-up item replacing START..point with TEXT (the rendering and keys, whatever the model says)."
   (setq dgcomplete--items (cons (list (list :insertText text
@@ -223,8 +221,6 @@
                  (not (memq #'dgcomplete--after-change after-change-functions))
                  (null dgcomplete--connection))))
 
-(condition-case err
-    (progn (dg-run) (dg-finish t nil))
-  (error (dg-finish nil (error-message-string err))))
+(dg-main #'dg-run)
 
 ;;; ghost-e2e.el ends here

@@ -86,8 +86,6 @@
       (dg-wait (lambda () (not (equal (buffer-string) before))) 30))
     (dg-check-confined-repair before (car region) (cdr region))))
 
-(condition-case err
-    (progn (dg-run) (dg-finish t nil))
-  (error (dg-finish nil (error-message-string err))))
+(dg-main #'dg-run)
 
 ;;; lsp-mode-e2e.el ends here
