@@ -146,57 +146,128 @@ class Typist:
         return (shown_text(self.text, self.cursor, items[0])[0] if items else ""), ms, err
 
 
+def block_of(text: str, off: int, size: int) -> list[tuple[str, str]]:
+    """The lines a block-mode case writes (``--block``): the case's line and the lines after it that go on at its
+    indentation or deeper, up to ``size`` lines in all, stopping at a blank line (the end of the paragraph of
+    code being written); each as (indentation, content)."""
+    ls = text.rfind("\n", 0, off) + 1
+    base = len(text[ls:off])
+    out: list[tuple[str, str]] = []
+    for line in text[ls:].split("\n"):
+        content = line.lstrip(" \t")
+        indent = line[: len(line) - len(content)]
+        if not content.strip() or (out and len(indent) < base) or len(out) >= size:
+            break
+        out.append((indent, content.rstrip()))
+    return out
+
+
+def block_document(files: dict[str, dict[str, Any]], case: dict[str, Any],
+                   size: int) -> tuple[str, int, list[tuple[str, str]]]:
+    """(document, cursor, lines to write) of a block-mode case: the file with the case's line and the block's
+    later lines (:func:`block_of`) taken out, the cursor after the first line's indentation, as an editor leaves
+    it after Enter, and nothing of what is to be written after it. ``size`` 1 is :func:`case_document`'s case."""
+    text, off = files[case["file"]]["text"], case["offset"]
+    lines = block_of(text, off, size)
+    end = off
+    for j in range(len(lines)):
+        nl = text.find("\n", end)
+        end = len(text) if nl < 0 else nl
+        if j + 1 < len(lines):
+            end += 1
+    return text[:off] + text[end:], off, lines
+
+
 async def type_line(daemon: OptionsDaemon, data: dict[str, Any], case: dict[str, Any],
-                    observe: bool = False, words: bool = False) -> dict[str, Any]:
-    """Open the case, type its line with suggestions, close; one record.  ``observe``: accept nothing, type every
-    character and keep every suggestion with its confidence (run with ``minConfidence`` 0 for :func:`simulate`).
-    ``words``: the typist also takes the right leading words of a wrong suggestion (:func:`next_words`, one
-    keystroke a word), where that saves keystrokes."""
+                    observe: bool = False, words: bool = False, block: int = 1) -> list[dict[str, Any]]:
+    """Open the case, type its line with suggestions, close; one record a typed line.  ``observe``: accept nothing,
+    type every character and keep every suggestion with its confidence (run with ``minConfidence`` 0 for
+    :func:`simulate`).  ``words``: the typist also takes the right leading words of a wrong suggestion
+    (:func:`next_words`, one keystroke a word), where that saves keystrokes.  ``block`` above 1: code being
+    written, not a line being re-typed: the case's line and up to ``block`` - 1 lines after it in its block are
+    taken out (:func:`block_document`) and written one after another, Enter putting the next line's indentation
+    (not counted, as the line's indentation is not); a suggestion whose first line is the rest of the line and
+    whose further lines are the next lines to write completes those too (they cost no keystroke)."""
     files = data["files"]
-    doc, cursor = case_document(files, case)
+    if block > 1:
+        doc, cursor, lines = block_document(files, case, block)
+    else:
+        doc, cursor = case_document(files, case)
+        lines = [("", case["expected"].rstrip())]
     lang = files[case["file"]]["lang"]
     client = daemon.client
     uri, opened = open_case(client, data, case, doc)
-    line = case["expected"].rstrip()
-    after = doc[cursor:]
     t = Typist(daemon, uri, doc, cursor)
-    done, bad_extra, presses_more = 0, 0, 0
+    recs: list[dict[str, Any]] = []
+    covered = 0  # lines after this one that an accepted multi-line suggestion already wrote
+    try:
+        for j, (indent, line) in enumerate(lines):
+            to_write = "".join(f"\n{ind}{c}" for ind, c in lines[j + 1:])
+            after = t.text[t.cursor:] if block == 1 else to_write
+            rec = {"id": case["id"] if j == 0 else f"{case['id']}+{j}", "package": files[case["file"]]["package"],
+                   "lang": lang, "family": family(lang), "line": line, "chars": len(line)}
+            if block > 1:
+                rec["block"], rec["line_no"] = case["id"], j
+            if covered:  # written by the suggestion accepted on a line above
+                covered -= 1
+                recs.append({**rec, "requests": 0, **outcome(0, [], WrongReads()), "completed": True,
+                             "by_lines_above": True, "bad_extra_lines": 0, "ms": [], "seen": [], "errors": []})
+                continue
+            if j:
+                t.insert("\n" + indent)  # Enter: the editor indents the new line
+            res = await _type_one(daemon, t, line, after, observe, words, block > 1)
+            covered = res.pop("covers")
+            recs.append({**rec, **res})
+    finally:
+        for u in opened:
+            client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(u)))
+    return recs
+
+
+async def _type_one(daemon: OptionsDaemon, t: Typist, line: str, after: str, observe: bool, words: bool,
+                    multi: bool) -> dict[str, Any]:
+    """One line typed at the cursor with a request after each keystroke; its record's figures, and in ``covers``
+    how many lines after it an accepted multi-line suggestion wrote (``multi``: only where they are the lines to
+    write next, ``after``; otherwise only its first line is taken and a wrong rest is counted)."""
+    done, bad_extra, presses_more, covers = 0, 0, 0, 0
     accepts: list[dict[str, Any]] = []
     wrong = WrongReads()
     errors: list[str] = []
     ms: list[float] = []
     seen: list[dict[str, Any]] = []
-    try:
-        while done < len(line):
-            shown, took, err = await t.ask()
-            ms.append(took)
-            if err:
-                errors.append(err)
-            verdict, source = judge(shown, line[done:]), None
-            if verdict is not None or observe:  # what was on screen, and the engine's account of it
-                last = (await daemon.stats()).get("last") or {}
-                source = last.get("source")
-                seen.append({"at": done, "shown": shown[:200], "verdict": verdict, "source": source,
-                             "confidence": last.get("confidence")})
-            taken = None if observe else takes(done, verdict, shown, line[done:], source, words)
-            if taken:
-                take, acc = taken
-                bad_extra += verdict == "complete" and not extra_lines_right(shown, after)
+    while done < len(line):
+        shown, took, err = await t.ask()
+        ms.append(took)
+        if err:
+            errors.append(err)
+        verdict, source = judge(shown, line[done:]), None
+        if verdict is not None or observe:  # what was on screen, and the engine's account of it
+            last = (await daemon.stats()).get("last") or {}
+            source = last.get("source")
+            seen.append({"at": done, "shown": shown[:200], "verdict": verdict, "source": source,
+                         "confidence": last.get("confidence")})
+        taken = None if observe else takes(done, verdict, shown, line[done:], source, words)
+        if taken:
+            take, acc = taken
+            extra = verdict == "complete" and "\n" in shown.rstrip()
+            if extra and multi and extra_lines_right(shown.rstrip(), after):
+                more = shown.rstrip().split("\n")[1:]
+                covers, acc["lines"] = len(more), 1 + len(more)
+                t.insert(line[done:] + "".join("\n" + m for m in more))
                 accepts.append(acc)
-                presses_more += acc.get("keys", 1) - 1  # the request was one keystroke; other presses are more
-                t.insert(take)
-                done += len(take)
-                continue
-            if verdict == "wrong":
-                wrong.see(line[:done], shown, source)
-            t.insert(line[done])
-            done += 1
-    finally:
-        for u in opened:
-            client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(u)))
-    return {"id": case["id"], "package": files[case["file"]]["package"], "lang": lang, "family": family(lang),
-            "line": line, "chars": len(line), "requests": len(ms), **outcome(len(ms) + presses_more, accepts, wrong),
-            "bad_extra_lines": bad_extra, "ms": [round(x, 1) for x in ms], "seen": seen, "errors": errors[:3]}
+                break
+            bad_extra += extra and not extra_lines_right(shown, after)
+            accepts.append(acc)
+            presses_more += acc.get("keys", 1) - 1  # the request was one keystroke; other presses are more
+            t.insert(take)
+            done += len(take)
+            continue
+        if verdict == "wrong":
+            wrong.see(line[:done], shown, source)
+        t.insert(line[done])
+        done += 1
+    return {"requests": len(ms), **outcome(len(ms) + presses_more, accepts, wrong), "bad_extra_lines": bad_extra,
+            "ms": [round(x, 1) for x in ms], "seen": seen, "errors": errors[:3], "covers": covers}
 
 
 _WORD_PRESS = re.compile(r"[^\w$]*[\w$]+|[^\w$]+")  # what one accept-next-word takes: other characters, then a name
@@ -312,6 +383,8 @@ def metrics(recs: list[dict[str, Any]]) -> dict[str, Any]:
         "wrong_by_source": _tally(kv for r in recs for kv in r.get("wrong_by_source", {}).items()),
         "typed_before_accept_median": statistics.median(at) if at else None,
         "multi_line_accepts_with_wrong_lines": sum(r["bad_extra_lines"] for r in recs),
+        "multi_line_accepts": sum(a.get("lines", 1) > 1 for r in recs for a in r["accepts"]),
+        "lines_written_by_a_suggestion_above": sum(bool(r.get("by_lines_above")) for r in recs),
         "requests": len(ms),
         "errors": sum(len(r["errors"]) for r in recs),
         "latency_ms": {"p50": rnd(pct(ms, 50), 1), "p95": rnd(pct(ms, 95), 1)},
@@ -328,12 +401,16 @@ def _tally(pairs: Iterable[tuple[str, int]]) -> dict[str, int]:
 
 def report(recs: list[dict[str, Any]]) -> dict[str, Any]:
     fams = sorted({r["family"] for r in recs})
-    return {"all": metrics(recs), "by_family": {f: metrics([r for r in recs if r["family"] == f]) for f in fams}}
+    out = {"all": metrics(recs), "by_family": {f: metrics([r for r in recs if r["family"] == f]) for f in fams}}
+    if any("block" in r for r in recs):  # --block: a block's first line (the case's) apart from the lines after it
+        out["by_line_in_block"] = {"first": metrics([r for r in recs if not r.get("line_no")]),
+                                   "later": metrics([r for r in recs if r.get("line_no")])}
+    return out
 
 
 async def run(model: Path, data: dict[str, Any], cases: list[dict[str, Any]], options: dict[str, Any],
               threads: int | None, log: Any = None, observe: bool = False,
-              words: bool = False) -> list[dict[str, Any]]:
+              words: bool = False, block: int = 1) -> list[dict[str, Any]]:
     d = OptionsDaemon(model, options=options, threads=threads, log_dir=Path(tempfile.mkdtemp(prefix="dgtyping-")))
     await d.start()
     recs = []
@@ -341,7 +418,7 @@ async def run(model: Path, data: dict[str, Any], cases: list[dict[str, Any]], op
         if cases:  # one warm-up line, not counted (the first request pays for the model's first pass)
             await type_line(d, data, {**cases[0], "id": cases[0]["id"] + "-warmup"})
         for i, case in enumerate(cases):
-            recs.append(await type_line(d, data, case, observe, words))
+            recs.extend(await type_line(d, data, case, observe, words, block))
             if log and (i + 1) % 25 == 0:
                 m = metrics(recs)
                 log(f"bench.typing_replay: {i + 1}/{len(cases)} lines, saved {m['saved']}, "
@@ -368,6 +445,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     help="the typist also takes the right leading words of a wrong suggestion (accept next word)")
     ap.add_argument("--rivals", type=lambda v: [int(x) for x in v.split(",")], metavar="K,K,...",
                     help="with --sweep: also replay the word heads at these MAX_WORD_RIVALS (the model's threshold)")
+    ap.add_argument("--block", type=int, default=1, metavar="K",
+                    help="write code instead of re-typing a line: each case's line and up to K-1 lines after it in "
+                    "its block are taken out of the file and typed in order (default 1: the line alone)")
     ap.add_argument("--dump", help="per-line JSONL")
     ap.add_argument("--note", help="a note stored with the results")
     ap.add_argument("--out", help=f"write the JSON report here (e.g. {display_path(RESULTS / 'typing_replay.json')})")
@@ -375,6 +455,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     data = load(a.split, Path(a.data))
     data = as_text(data) if a.as_text else data
     if a.sweep:
+        if a.block > 1:
+            sys.exit("bench.typing_replay: --sweep replays single lines; a --block dump has other documents")
         recs = [json.loads(ln) for ln in Path(a.sweep).read_text().splitlines()]
         cases = {c["id"]: c for c in data["cases"]}
         docs = {r["id"]: case_document(data["files"], cases[r["id"]]) for r in recs if r["id"] in cases}
@@ -400,7 +482,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     options = parse_sets(a.set)
     t = Timer()
     recs = asyncio.run(run(model, data, cases, options, a.threads, log=lambda s: print(s, file=sys.stderr),
-                           observe=a.observe, words=a.words))
+                           observe=a.observe, words=a.words, block=a.block))
     if a.dump:
         write_jsonl(a.dump, recs)
     res = {
@@ -408,6 +490,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "split": a.split,
         "data": display_path(Path(a.data) / f"{a.split}.json.xz"),
         "n": len(cases),
+        **({"block": a.block, "lines_typed": len(recs)} if a.block > 1 else {}),
         "settings": {"set": options, "threads": a.threads, "trigger": "automatic, after every character",
                      "warmup_lines": 1, "max_line_chars": MAX_LINE_CHARS, "other_open_files": True,
                      "accept_rule": "first line == rest of the line (stripped at the right), or a one-line "

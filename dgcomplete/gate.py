@@ -26,7 +26,8 @@ OTHER = "other"  # the key of gate.json's thresholds for documents of a language
 # a source the gate was not fitted on, read as the fitted one it mirrors: ``predecessor`` pairs the same lines as
 # ``successor``, from the other side (ranking Invoked lists so: first item right 197 -> 204 of 903 on the dev
 # splits, none lost; bench/results/predecessor_ab.json)
-ALIASES = {"predecessor": "successor"}
+# ``analogy`` is a nearby line like ``prefix``'s, with the typed words put in
+ALIASES = {"predecessor": "successor", "analogy": "prefix"}
 NUMERIC = ("mean_lp", "min_lp", "end_lp", "causal_lp", "tokens", "strength", "agree", "cut", "typed", "margin", "dups")
 INTERACT = ("mean_lp", "min_lp", "end_lp", "margin", "typed", "strength")
 

@@ -7,7 +7,16 @@ import json
 from pathlib import Path
 
 from bench import heldout, typing_replay
-from bench.typing_replay import extra_lines_right, judge, metrics, next_words, simulate, sweep
+from bench.typing_replay import (
+    block_document,
+    block_of,
+    extra_lines_right,
+    judge,
+    metrics,
+    next_words,
+    simulate,
+    sweep,
+)
 
 from .test_bench_context import _build
 
@@ -125,3 +134,40 @@ def test_a_typist_who_accepts_word_by_word_takes_the_right_words_of_a_wrong_sugg
     assert tab["accepts"] == [] and tab["wrong"] == 1 and tab["keystrokes"] == 15
     assert both["accepts"] == [{"at": 0, "chars": 10, "verdict": "words", "source": "prefix", "keys": 1}]
     assert both["wrong"] == 0 and both["keystrokes"] == 15 - 10 + 1  # one press took `total_cost`
+
+
+def test_a_block_is_the_line_and_what_goes_on_at_its_indentation():
+    """--block: the case's line and the lines after it at its indentation or deeper, up to the size, ending at a
+    blank line; the document keeps the cursor after the first line's indentation and nothing of the block."""
+    text = "def f(a):\n    x = 1\n    if a:\n        y = 2\n    return x\n\n\ndef g():\n    pass\n"
+    off = text.index("x = 1")
+    assert block_of(text, off, 9) == [("    ", "x = 1"), ("    ", "if a:"), ("        ", "y = 2"), ("    ", "return x")]
+    assert block_of(text, off, 2) == [("    ", "x = 1"), ("    ", "if a:")]
+    assert block_of(text, text.index("y = 2"), 9) == [("        ", "y = 2")]  # `return x` is outside its block
+    files = {"f": {"text": text}}
+    doc, cursor, lines = block_document(files, {"file": "f", "offset": off}, 2)
+    assert doc == "def f(a):\n    \n        y = 2\n    return x\n\n\ndef g():\n    pass\n" and cursor == off
+    assert [c for _, c in lines] == ["x = 1", "if a:"]
+    doc, cursor, lines = block_document(files, {"file": "f", "offset": off}, 1)
+    assert doc == text[:off] + text[text.index("\n    if a:"):] and len(lines) == 1
+
+
+def test_writing_a_block_through_the_daemon(tiny_model: Path, tmp_path: Path):
+    """Every line of each block is typed (or written by a suggestion accepted above it), in order, one request a
+    keystroke; the report holds the block's first lines apart from the lines after them."""
+    data = _build(2)
+    heldout.write(data, tmp_path)
+    out, dump = tmp_path / "typing.json", tmp_path / "typing.jsonl"
+    res = typing_replay.main(["--data", str(tmp_path), "--split", "dev", "--model", str(tiny_model), "--block", "3",
+                              "--threads", "1", "--set", "minConfidence=0", "--dump", str(dump), "--out", str(out)])
+    recs = [json.loads(ln) for ln in dump.read_text().splitlines()]
+    cases = [c for c in data["cases"] if c["kind"] == "whole_line"]
+    want = [(c["id"], j, line) for c in cases
+            for j, (_, line) in enumerate(block_of(data["files"][c["file"]]["text"], c["offset"], 3))]
+    assert [(r["block"], r["line_no"], r["line"]) for r in recs] == want and res["lines_typed"] == len(want)
+    for r in recs:
+        accepted = sum(a["chars"] for a in r["accepts"])
+        assert r["keystrokes"] == len(r["accepts"]) + (r["chars"] - accepted) or r.get("by_lines_above")
+        assert r["requests"] == r["keystrokes"] and r["errors"] == []
+    parts = res["by_line_in_block"]
+    assert parts["first"]["lines"] == len(cases) and parts["first"]["lines"] + parts["later"]["lines"] == len(recs)

@@ -100,6 +100,39 @@ def test_match_drafts_continue_the_end_of_what_is_typed():
     assert d[0].text == "16);" and d[0].source == "match"
 
 
+def test_analogy_drafts_put_the_typed_words_into_a_nearby_line():
+    idx = ContextIndex()
+    head = "def copy(self, wait, retry):\n    return self.__class__(\n        wait=_first_set(wait, self.wait),\n"
+    text = head + "        retry=_first_set(retry,\n    )\n"
+    off = text.index("retry=_first_set(retry,\n") + len("retry=_first_set(retry,")
+    # no line starts with what is typed, but the line above is the same but for one word, which comes again
+    assert opened(idx, "file:///a.py", "python", text, off, workspace=False) == [
+        (" self.retry),", "analogy", True)]
+    assert not [d for d in opened(idx, "file:///a.py", "python", text, off - len("retry,"), workspace=False)
+                if d[1] == "analogy"]  # three tokens equal (`=`, `_first_set`, `(`) are not enough
+    # four tokens equal and a word replaced: the rest as it is; `x =` takes nobody's right side, nor does a
+    # line whose blanks differ (a table aligned otherwise)
+    rows = 'PAIRS = [\n    P_("7 (male)", "th"),\n    P_("8 (\n]\n'
+    assert ("male)\", \"th\"),", "analogy", True) in opened(
+        idx, "file:///b.py", "python", rows, rows.index('P_("8 (') + 7, workspace=False)
+    lone = "y = compute(a, b)\nx = \n"
+    assert not [d for d in opened(idx, "file:///c.py", "python", lone, lone.index("x = ") + 4, workspace=False)
+                if d[1] == "analogy"]
+    wide = 'PAIRS = [\n    P_("7  (male)", "th"),\n    P_("8 (\n]\n'
+    assert not [d for d in opened(idx, "file:///f.py", "python", wide, wide.index('P_("8 (') + 7, workspace=False)
+                if d[1] == "analogy"]
+    # not in the middle of a word (the word may go on), nor with text right of the cursor other than closers
+    assert not [d for d in opened(idx, "file:///a.py", "python", text, off - 1, workspace=False) if d[1] == "analogy"]
+    mid = head + "        retry=_first_set(retry,x\n    )\n"
+    assert not [d for d in opened(idx, "file:///d.py", "python", mid, off, workspace=False) if d[1] == "analogy"]
+    closer = head + "        retry=_first_set(retry,)\n"
+    assert (" self.retry),", "analogy", True) in opened(
+        idx, "file:///e.py", "python", closer, off, workspace=False)
+    # the gate reads an analogy as the nearby `prefix` line it is
+    vec = feature_vector(Candidate("x", source="analogy", features={"strength": 0.9, "here": 1.0}))
+    assert vec["src_prefix"] == 1.0 and vec["prefix*strength"] == 0.9
+
+
 def test_predecessor_drafts_come_from_the_line_below():
     idx = ContextIndex()
     text = ("def a(x):\n    try:\n        return parse(x)\n    except ValueError:\n        return None\n\n\n"
