@@ -24,12 +24,19 @@ rest of the word being typed, shown where the gate hid the line), multi-line sug
 the file did not have, and the request latency.  A typist who reads every suggestion is an upper bound on what
 a user takes; the wrong counts are what such a typist had to read past.
 
+``--block K`` writes code instead of re-typing a line: a case's line and up to K - 1 lines after it in its block
+(at its indentation or deeper, to the next blank line) are taken out of the file and typed in order, so the model
+sees none of what is being written after the cursor, as when a user writes a new function's body; a suggestion
+whose further lines are the next ones to write completes them too.  Reported apart: the blocks' first lines and
+the lines after them (``by_line_in_block``).
+
 ``--observe`` (with ``--set minConfidence=0``) accepts nothing and keeps every suggestion with its confidence;
 ``--sweep DUMP`` then replays those lines offline with the gate at several thresholds (:func:`simulate`), with and
 without the word heads the daemon shows under the gate (``--rivals``: at several of their limits), and for a
 typist who also takes the right leading words of a wrong suggestion (VS Code's accept next word, Ctrl+Right).
 
-    python -m bench.typing_replay [--split test] [--n N] [--words] [--model DIR] [--set key=JSON ...] [--out FILE]
+    python -m bench.typing_replay [--split test] [--n N] [--words] [--block K] [--model DIR] [--set key=JSON ...]
+                                  [--out FILE]
 """
 
 from __future__ import annotations
