@@ -63,8 +63,11 @@ MATCH_SCAN = 64
 # 16 % with two, 24 % with three and 54 % with four or more; live, four kept nearly all of three's gain for fewer
 # wrong suggestions read (bench/results/analogy_ab.json)
 ANALOGY_ABOVE, ANALOGY_BELOW, ANALOGY_SAME, ANALOGY_SUBS = 30, 10, 4, 2
-_ANALOGY_TOKEN = re.compile(r"[\w$]+|[^\S\r\n]+|\S")  # words, runs of blanks, other characters
-_WORDLIKE = re.compile(r"[\w$]+")
+_NAME = re.compile(r"[\w$]+")  # a word as editors and menus read one (``$`` is JavaScript's)
+_NAME_BEFORE = re.compile(r"[\w$]+\Z")
+# a line's tokens, every character in one: a name, a run of blanks, or one other character (analogies match by
+# them; a word head's tail goes on by them)
+_TOKEN = re.compile(r"[\w$]+|[^\S\r\n]+|[^\w$\s]")
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")  # as the documents (and LSP) count lines
 _HEAD = re.compile(r"[A-Za-z_$][\w$]*|\S")
 _SHAPE = re.compile(r"\"(?:[^\"\\]|\\.)*\"|'(?:[^'\\]|\\.)*'|`[^`]*`|\b\d[\w.]*|[A-Za-z_$][\w$]*")
@@ -462,15 +465,15 @@ def analogies(typed: str, rows: list[tuple[int, str]], right: str, limit: int = 
     cursor), the nearby lines ``rows`` ((distance, line), nearest first) whose tokens the typed ones equal but for
     up to ANALOGY_SUBS words, one for one (at least ANALOGY_SAME tokens equal); each one's rest with those words
     replaced wherever they stand alone in it. Up to ``limit`` (distance, line, rest), distinct rests."""
-    if not typed or _WORDLIKE.match(typed[-1]) or right.strip("".join(CLOSERS) + " \t"):
+    if not typed or _NAME.match(typed[-1]) or right.strip("".join(CLOSERS) + " \t"):
         return []
-    mine = _ANALOGY_TOKEN.findall(typed)
+    mine = _TOKEN.findall(typed)
     out: list[tuple[int, str, str]] = []
     for d, line in rows:
         src = line.strip()
         if not src or len(src) > MAX_LINE_CHARS:
             continue
-        theirs = list(_ANALOGY_TOKEN.finditer(src))
+        theirs = list(_TOKEN.finditer(src))
         if len(theirs) <= len(mine):
             continue
         swap: dict[str, str] = {}
@@ -480,7 +483,7 @@ def analogies(typed: str, rows: list[tuple[int, str]], right: str, limit: int = 
             b = m.group(0)
             if a == b:
                 same += not a.isspace()
-            elif not (_WORDLIKE.fullmatch(a) and _WORDLIKE.fullmatch(b)) or swap.get(b, a) != a or back.get(a, b) != b:
+            elif not (_NAME.fullmatch(a) and _NAME.fullmatch(b)) or swap.get(b, a) != a or back.get(a, b) != b:
                 break
             else:
                 swap[b], back[a] = a, b
@@ -586,8 +589,12 @@ MAX_WORD_RIVALS = 5
 # 14 more wrong reads (dev) and 24 for 13 (dev_langs), 26.5 -> 30.1 and 28.6 -> 31.2 % of the characters saved;
 # 1,000 to 200,000 characters gave the same within half a point (bench/results/word_head_ab.json, session_25.favourite)
 NEAR_WINDOW = 10_000
-_WORD_TAIL = re.compile(r"[\w$]+")
-_TYPED_WORD = re.compile(r"[\w$]+$")
+
+
+def word_before(text: str, offset: int) -> re.Match[str] | None:
+    """The part of a name that ends at ``offset`` (what a menu filters by; a word head completes it), if any; at
+    most 200 characters are looked at."""
+    return _NAME_BEFORE.search(text, max(0, offset - 200), offset)
 
 
 def word_head(text: str, offset: int, cand: str, rivals: int = MAX_WORD_RIVALS) -> str:
@@ -602,10 +609,10 @@ def word_head(text: str, offset: int, cand: str, rivals: int = MAX_WORD_RIVALS) 
     the word it makes, on 14 % where it does not, and on 99 % where that is the only word of the document that
     completes the typed part (``bench/results/word_head_ab.json``). ``rivals``: the limit (a benchmark's knob).
     """
-    m = _TYPED_WORD.search(text, max(0, offset - 200), offset)
-    if m is None or m.end() != offset or (offset < len(text) and _WORD_TAIL.match(text, offset)):
+    m = word_before(text, offset)
+    if m is None or (offset < len(text) and _NAME.match(text, offset)):
         return ""  # not inside a word, or in the middle of one
-    head = _WORD_TAIL.match(cand)
+    head = _NAME.match(cand)
     if head is None or len(head.group(0)) < 2:
         return ""  # a one-character head saves no keystroke
     typed, rest = m.group(0), head.group(0)
@@ -640,13 +647,10 @@ def _words(pattern: re.Pattern[str], text: str, lo: int, hi: int) -> Iterable[re
     """The matches of ``pattern`` in ``text[lo:hi]`` that begin a word (the typed part's completions, a phrase's
     other places)."""
     for w in pattern.finditer(text, lo, hi):
-        if not (w.start() > lo and _WORD_TAIL.match(text, w.start() - 1)):
+        if not (w.start() > lo and _NAME.match(text, w.start() - 1)):
             yield w
 
 
-# the tokens a word head goes on with: a name, a run of blanks, or one other character (every character of a line
-# is in one, so the tail is always the start of what the suggestion writes)
-_TOKEN = re.compile(r"[\w$]+|[^\S\r\n]+|[^\w$\s]")
 MAX_PLACES = 50  # the other places of the phrase asked whether they go on alike (the first ones; the rest not read)
 
 
@@ -671,12 +675,12 @@ def _agreed_tail(text: str, start: int, phrase: str, after: str, lo: int, hi: in
         if tok in stop:
             break
         end = len(phrase) + len(tail)
-        word_end = bool(_WORD_TAIL.match(tail[-1:] or phrase[-1]))
+        word_end = bool(_NAME.match(tail[-1:] or phrase[-1]))
         going_on = []
         for i in places:
             nxt = _TOKEN.match(text, i + end)
             cont = nxt.group(0) if nxt else ""
-            if word_end and _WORD_TAIL.match(cont):
+            if word_end and _NAME.match(cont):
                 continue  # another place of a longer word is no place
             if cont != tok:
                 return kept

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import re
 import sys
 import time
 import uuid
@@ -23,6 +22,7 @@ from pygls.exceptions import JsonRpcException, JsonRpcInvalidParams
 from pygls.lsp.server import LanguageServer
 
 from . import __version__
+from .context import word_before
 from .engine import Completion, Engine, EngineError, Session
 from .folders import WATCHED_EXTENSIONS, uri_to_path
 from .notebooks import Cell, View, changed_span, layouts
@@ -512,9 +512,6 @@ def _position(v: View, offset: int) -> lsp.Position:
     return lsp.Position(line=line, character=col)
 
 
-_WORD_BEFORE = re.compile(r"[\w$]+\Z")  # the part of a name left of the cursor, as menus read it
-
-
 def _items_range(v: View, comp: Completion, cand: str) -> tuple[lsp.Range, str]:
     """A same-line range from the typed word's start to the cursor, extended over auto-inserted closers."""
     text = v.session.doc.text
@@ -608,7 +605,7 @@ async def ls_completion(ls: DgServer, params: lsp.CompletionParams) -> lsp.Compl
     if comp is None or not comp.items or v is None:
         return lsp.CompletionList(is_incomplete=True, items=[])
     rng, insert = _items_range(v, comp, comp.items[0].text)
-    word = _WORD_BEFORE.search(v.session.doc.text, max(0, comp.start - 200), comp.start)
+    word = word_before(v.session.doc.text, comp.start)
     if word is not None:  # the item begins where the typed word begins (see completion_item)
         rng = lsp.Range(start=_position(v, word.start()), end=rng.end)
         insert = word.group(0) + insert
