@@ -61,7 +61,7 @@ MATCH_SCAN = 64
 # equal the line's (so ``self.x =`` does not take any attribute's right side); most words replaced. Chosen on the
 # dev splits: at each keystroke, the nearest such line's rest was right 2 % of the time with up to one equal token,
 # 16 % with two, 24 % with three and 54 % with four or more; live, four kept nearly all of three's gain for fewer
-# wrong suggestions read (bench/results/analogy_ab.json)
+# wrong suggestions read (bench/results/analogy_rows.json, analogy_ab.json)
 ANALOGY_ABOVE, ANALOGY_BELOW, ANALOGY_SAME, ANALOGY_SUBS = 30, 10, 4, 2
 _NAME = re.compile(r"[\w$]+")  # a word as editors and menus read one (``$`` is JavaScript's)
 _NAME_BEFORE = re.compile(r"[\w$]+\Z")
@@ -429,15 +429,13 @@ class ContextIndex:
             if document:
                 # lines near the cursor that start with what is typed: the nearest at the same indentation first
                 below = text[offset : offset + 8000].split("\n")[1 : LOCAL_BELOW + 1]
-                up = list(enumerate(reversed(lines_above[-LOCAL_ABOVE:]), 1))
-                near = up + list(enumerate(below, 1))
+                near = list(enumerate(reversed(lines_above[-LOCAL_ABOVE:]), 1)) + list(enumerate(below, 1))
                 for d, x in sorted(near, key=lambda t: t[0]):
                     k = _key(x)
                     if k and k != cur_line and len(k) >= 4:
                         same = x[: len(x) - len(x.lstrip())] == indent
                         add(k, "prefix", (0.9 if same else 0.7) / (1 + d / 50), True)
-                rows = sorted(up[:ANALOGY_ABOVE] + list(enumerate(below[:ANALOGY_BELOW], 1)), key=lambda t: t[0])
-                for d, x, rest in analogies(typed, rows, text[offset:cur_end]):
+                for d, x, rest, _ in analogies(typed, analogy_rows(text, ls, cur_end), text[offset:cur_end]):
                     same = x[: len(x) - len(x.lstrip())] == indent
                     add(typed + rest, "analogy", (0.9 if same else 0.7) / (1 + d / 50), True)
             if match and (document or workspace):
@@ -460,15 +458,27 @@ class ContextIndex:
         return ranked[:limit]
 
 
-def analogies(typed: str, rows: list[tuple[int, str]], right: str, limit: int = 2) -> list[tuple[int, str, str]]:
+def analogy_rows(text: str, ls: int, le: int) -> list[tuple[int, str]]:
+    """The lines an analogy may copy for the line ``text[ls:le]``: ANALOGY_ABOVE above it and ANALOGY_BELOW below,
+    as (distance, line), nearest first (a line above before one below at the same distance)."""
+    window = ANALOGY_ABOVE * MAX_LINE_CHARS  # longer lines are not copied anyway
+    up = text[max(0, ls - window) : ls].split("\n")[:-1][-ANALOGY_ABOVE:] if ls else []
+    down = text[le : le + ANALOGY_BELOW * MAX_LINE_CHARS].split("\n")[1 : ANALOGY_BELOW + 1]
+    rows = list(enumerate(reversed(up), 1)) + list(enumerate(down, 1))
+    return sorted(rows, key=lambda t: t[0])
+
+
+def analogies(typed: str, rows: list[tuple[int, str]], right: str, limit: int = 2,
+              min_same: int = ANALOGY_SAME) -> list[tuple[int, str, str, int]]:
     """``analogy`` drafts: for the typed part of a line (ending at a token's end, nothing but closers right of the
     cursor), the nearby lines ``rows`` ((distance, line), nearest first) whose tokens the typed ones equal but for
-    up to ANALOGY_SUBS words, one for one (at least ANALOGY_SAME tokens equal); each one's rest with those words
-    replaced wherever they stand alone in it. Up to ``limit`` (distance, line, rest), distinct rests."""
+    up to ANALOGY_SUBS words, one for one (at least ``min_same`` non-blank tokens equal); each one's rest with those
+    words replaced wherever they stand alone in it. Up to ``limit`` (distance, line, rest, equal tokens), distinct
+    rests (``bench.analogy_rows`` counts them by their equal tokens)."""
     if not typed or _NAME.match(typed[-1]) or right.strip("".join(CLOSERS) + " \t"):
         return []
     mine = _TOKEN.findall(typed)
-    out: list[tuple[int, str, str]] = []
+    out: list[tuple[int, str, str, int]] = []
     for d, line in rows:
         src = line.strip()
         if not src or len(src) > MAX_LINE_CHARS:
@@ -488,14 +498,14 @@ def analogies(typed: str, rows: list[tuple[int, str]], right: str, limit: int = 
             else:
                 swap[b], back[a] = a, b
         else:
-            if not swap or len(swap) > ANALOGY_SUBS or same < ANALOGY_SAME:
+            if not swap or len(swap) > ANALOGY_SUBS or same < min_same:
                 continue
             rest = src[theirs[len(mine) - 1].end() :]
             for b, a in swap.items():
                 rest = re.sub(rf"(?<![\w$]){re.escape(b)}(?![\w$])", a, rest)
             rest = rest.rstrip()
-            if rest.strip() and all(rest != r for _, _, r in out):
-                out.append((d, line, rest))
+            if rest.strip() and all(rest != r for _, _, r, _ in out):
+                out.append((d, line, rest, same))
                 if len(out) >= limit:
                     break
     return out

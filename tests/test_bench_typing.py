@@ -171,3 +171,18 @@ def test_writing_a_block_through_the_daemon(tiny_model: Path, tmp_path: Path):
         assert r["requests"] == r["keystrokes"] and r["errors"] == []
     parts = res["by_line_in_block"]
     assert parts["first"]["lines"] == len(cases) and parts["first"]["lines"] + parts["later"]["lines"] == len(recs)
+
+
+def test_the_raw_analogy_count_types_the_line_and_stops_at_the_right_row():
+    """bench.analogy_rows: at each keystroke the nearest matching row's rest, counted by its equal tokens; each
+    distinct wrong line once, and the line ends at the first right one."""
+    from bench.analogy_rows import typed_line
+
+    doc = 'X = [\n    P_("7 (male)", "th"),\n    \n]\n'
+    cursor = doc.index("    \n]") + 4
+    # `P_("8 ` matches the row above but for 7/8 (three equal tokens: P_ ( "), and its rest is the line's
+    assert typed_line(doc, cursor, 'P_("8 (male)", "th"),') == (6, [(3, True)])
+    # the same row is wrong for `(female)` until that word is typed too (five equal tokens by then)
+    assert typed_line(doc, cursor, 'P_("8 (female)", "th"),') == (14, [(3, False), (5, True)])
+    # with no equal token asked for, `return ` matches `X = [` (X replaced), wrong; it is counted in bin 0
+    assert typed_line(doc, cursor, "return x") == (None, [(0, False)])
