@@ -17,7 +17,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from dgcomplete.context import analogies, analogy_rows
+from dgcomplete.context import analogies, analogy_rows, lines_above, lines_below
 
 from . import display_path, emit
 from .heldout import OUT as HELDOUT
@@ -37,8 +37,8 @@ def typed_line(doc: str, cursor: int, line: str) -> tuple[int | None, list[tuple
     offered: list[tuple[int, bool]] = []
     for k in range(len(line)):
         text = doc[:cursor] + line[:k] + doc[cursor:]
-        found = analogies(line[:k].lstrip(), analogy_rows(text, ls, le + k), text[cursor + k : le + k],
-                          limit=1, min_same=0)
+        rows = analogy_rows(lines_above(text, ls), lines_below(text, cursor + k))
+        found = analogies(line[:k].lstrip(), rows, text[cursor + k : le + k], limit=1, min_same=0)
         if not found:
             continue
         rest, same = found[0][2], found[0][3]

@@ -53,6 +53,7 @@ MAX_DOC_LINES = 50_000  # documents with more lines are not indexed (the local s
 MAX_TOTAL_LINES = 200_000  # across documents; the least recently used ones leave the index first
 MAX_BUCKET = 512  # distinct lines kept per key: bounds memory and the time of one lookup
 LOCAL_ABOVE, LOCAL_BELOW = 300, 100  # lines around the cursor scanned directly for ``prefix`` drafts
+WINDOW_ABOVE, WINDOW_BELOW = 20_000, 8000  # characters around the cursor those lines are read from
 # ``match``: key lengths tried, longest first (the typed text's last characters); occurrences read per key and
 # document, so that a common key in a big file costs a bounded number of C-level searches
 MATCH_KEYS = (64, 40, 24, 14, 8)  # the whole typed text first when shorter than 64
@@ -363,8 +364,8 @@ class ContextIndex:
         indent = line_prefix[: len(line_prefix) - len(typed)]
         if len(typed) > MAX_LINE_CHARS or lang is None:
             return []
-        lines_above = text[max(0, ls - 20_000) : ls].split("\n")[:-1] if ls else []
-        prev = next((_key(x) for x in reversed(lines_above[-3:]) if _key(x)), "")
+        above = lines_above(text, ls)
+        prev = next((_key(x) for x in reversed(above[-3:]) if _key(x)), "")
         # (maps, whether they are the cursor's document's, maps whose counts do not count: hidden files)
         sources: list[tuple[_Maps, bool, list[_Maps]]] = []
         if document and uri in self.docs:
@@ -428,14 +429,14 @@ class ContextIndex:
             cur_line = text[ls:cur_end].strip()
             if document:
                 # lines near the cursor that start with what is typed: the nearest at the same indentation first
-                below = text[offset : offset + 8000].split("\n")[1 : LOCAL_BELOW + 1]
-                near = list(enumerate(reversed(lines_above[-LOCAL_ABOVE:]), 1)) + list(enumerate(below, 1))
+                below = lines_below(text, offset)
+                near = list(enumerate(reversed(above[-LOCAL_ABOVE:]), 1)) + list(enumerate(below[:LOCAL_BELOW], 1))
                 for d, x in sorted(near, key=lambda t: t[0]):
                     k = _key(x)
                     if k and k != cur_line and len(k) >= 4:
                         same = x[: len(x) - len(x.lstrip())] == indent
                         add(k, "prefix", (0.9 if same else 0.7) / (1 + d / 50), True)
-                for d, x, rest, _ in analogies(typed, analogy_rows(text, ls, cur_end), text[offset:cur_end]):
+                for d, x, rest, _ in analogies(typed, analogy_rows(above, below), text[offset:cur_end]):
                     same = x[: len(x) - len(x.lstrip())] == indent
                     add(typed + rest, "analogy", (0.9 if same else 0.7) / (1 + d / 50), True)
             if match and (document or workspace):
@@ -458,13 +459,20 @@ class ContextIndex:
         return ranked[:limit]
 
 
-def analogy_rows(text: str, ls: int, le: int) -> list[tuple[int, str]]:
-    """The lines an analogy may copy for the line ``text[ls:le]``: ANALOGY_ABOVE above it and ANALOGY_BELOW below,
-    as (distance, line), nearest first (a line above before one below at the same distance)."""
-    window = ANALOGY_ABOVE * MAX_LINE_CHARS  # longer lines are not copied anyway
-    up = text[max(0, ls - window) : ls].split("\n")[:-1][-ANALOGY_ABOVE:] if ls else []
-    down = text[le : le + ANALOGY_BELOW * MAX_LINE_CHARS].split("\n")[1 : ANALOGY_BELOW + 1]
-    rows = list(enumerate(reversed(up), 1)) + list(enumerate(down, 1))
+def lines_above(text: str, ls: int) -> list[str]:
+    """The lines above the line that starts at ``ls``, as far as WINDOW_ABOVE characters reach."""
+    return text[max(0, ls - WINDOW_ABOVE) : ls].split("\n")[:-1] if ls else []
+
+
+def lines_below(text: str, offset: int) -> list[str]:
+    """The lines below the cursor's line (``offset`` on it), as far as WINDOW_BELOW characters reach."""
+    return text[offset : offset + WINDOW_BELOW].split("\n")[1:]
+
+
+def analogy_rows(above: list[str], below: list[str]) -> list[tuple[int, str]]:
+    """The lines an analogy may copy: ANALOGY_ABOVE of ``above`` (:func:`lines_above`) and ANALOGY_BELOW of
+    ``below`` (:func:`lines_below`), as (distance, line), nearest first (above before below at one distance)."""
+    rows = list(enumerate(reversed(above[-ANALOGY_ABOVE:]), 1)) + list(enumerate(below[:ANALOGY_BELOW], 1))
     return sorted(rows, key=lambda t: t[0])
 
 
