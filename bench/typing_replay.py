@@ -176,12 +176,8 @@ def block_document(files: dict[str, dict[str, Any]], case: dict[str, Any],
     it after Enter, and nothing of what is to be written after it. ``size`` 1 is :func:`case_document`'s case."""
     text, off = files[case["file"]]["text"], case["offset"]
     lines = block_of(text, off, size)
-    end = off
-    for j in range(len(lines)):
-        nl = text.find("\n", end)
-        end = len(text) if nl < 0 else nl
-        if j + 1 < len(lines):
-            end += 1
+    ls = text.rfind("\n", 0, off) + 1
+    end = ls + len("\n".join(text[ls:].split("\n")[: len(lines)]))  # the end of the block's last line
     return text[:off] + text[end:], off, lines
 
 
