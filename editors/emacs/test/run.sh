@@ -3,11 +3,8 @@
 # the completion item and a code action through eglot and through lsp-mode.
 #   DG_PYTHON=.venv/bin/python DG_MODEL=<checkpoint dir or empty> bash editors/emacs/test/run.sh [ghost|eglot|lsp-mode ...]
 set -euo pipefail
-cd "$(dirname "$0")/../../.."
+source "$(dirname "$0")/../../test/e2e-env.sh"
 EMACS=${EMACS:-emacs}
-export DG_PYTHON=${DG_PYTHON:-.venv/bin/python}
-export DG_MODEL=${DG_MODEL:-}
-export PYTHONPATH=$PWD${PYTHONPATH:+:$PYTHONPATH}
 ver=$("$EMACS" --version | head -1 | awk '{print $3}')
 # the package byte-compiles without a warning (Emacs's 80-column docstring advice aside)
 tmp=$(mktemp -d) && cp editors/emacs/dgcomplete.el "$tmp/"
@@ -21,20 +18,13 @@ clients=("$@")
 [ ${#clients[@]} -gt 0 ] || clients=(ghost eglot lsp-mode)
 fail=0
 for c in "${clients[@]}"; do
-  out=.test-artifacts/emacs-$ver-$c
-  rm -rf "$out" && mkdir -p "$out"
-  export DG_WORKDIR=$PWD/$out DG_RESULT=$PWD/$out/result.json
+  dg_workdir "emacs-$ver-$c"
   echo "== Emacs $ver, $c: against the real daemon (log: $out/)"
   set +e
   timeout 300 "$EMACS" --batch -L editors/emacs -L editors/emacs/test -l "editors/emacs/test/$c-e2e.el" 2>&1 | tee "$out/emacs.log" \
     | grep --line-buffered '^\[emacs-e2e'
   rc=${PIPESTATUS[0]}
   set -e
-  if [ "$rc" -ne 0 ] || ! grep -q '"ok":true' "$DG_RESULT" 2>/dev/null; then
-    echo "Emacs $ver, $c: FAILED (rc=$rc); daemon log tail:"; tail -20 "$out/daemon.log" 2>/dev/null || true
-    fail=1
-  else
-    echo "Emacs $ver, $c: passed"
-  fi
+  dg_verdict "Emacs $ver, $c" "$rc" || fail=1
 done
 exit $fail
