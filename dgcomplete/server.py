@@ -96,6 +96,8 @@ class DgServer(LanguageServer):
         self.ready: asyncio.Event | None = None  # created on the server's loop in `initialized`
         self.load_error: str | None = None
         self.inline_client = False
+        # what the client's completion items take (initialize): Markdown documentation, insertTextMode asIs
+        self.item_markdown = self.item_as_is = False
         self.fatal_shown = False
         # notebooks: each code cell (URI as pygls keys it) -> (its layout's engine key, first line, line count);
         # each notebook -> the engine keys of its layouts (notebooks.py)
@@ -369,6 +371,10 @@ def make_server(model_path: str | None = None, *, threads: int | None = None, re
         ls.client_name = f"{info.name} {info.version or ''}".strip() if info else ""
         caps = params.capabilities.text_document
         ls.inline_client = bool(caps and caps.inline_completion is not None)
+        ci = caps.completion.completion_item if caps and caps.completion else None
+        ls.item_markdown = bool(ci and ci.documentation_format and lsp.MarkupKind.Markdown in ci.documentation_format)
+        ls.item_as_is = bool(ci and ci.insert_text_mode_support
+                             and lsp.InsertTextMode.AsIs in ci.insert_text_mode_support.value_set)
         ls.workspace.__class__ = OpenDocuments  # created by pygls just before this handler
         ls.workspace.engine_has = lambda uri: ls.engine is not None and uri in ls.engine.sessions
 
@@ -609,11 +615,8 @@ async def ls_completion(ls: DgServer, params: lsp.CompletionParams) -> lsp.Compl
     if word is not None:  # the item begins where the typed word begins (see completion_item)
         rng = lsp.Range(start=_position(v, word.start()), end=rng.end)
         insert = word.group(0) + insert
-    caps = ls.client_capabilities.text_document if ls.client_capabilities else None
-    ci = caps.completion.completion_item if caps and caps.completion else None
-    markdown = bool(ci and ci.documentation_format and lsp.MarkupKind.Markdown in ci.documentation_format)
-    as_is = bool(ci and ci.insert_text_mode_support and lsp.InsertTextMode.AsIs in ci.insert_text_mode_support.value_set)
-    return lsp.CompletionList(is_incomplete=True, items=[completion_item(insert, rng, markdown, as_is)])
+    item = completion_item(insert, rng, ls.item_markdown, ls.item_as_is)
+    return lsp.CompletionList(is_incomplete=True, items=[item])
 
 
 def completion_item(insert: str, rng: lsp.Range, markdown: bool = True, as_is: bool = True) -> lsp.CompletionItem:
