@@ -108,6 +108,7 @@ from __future__ import annotations
 import argparse
 import bisect
 import hashlib
+import html
 import io
 import json
 import lzma
@@ -117,6 +118,7 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import urllib.request
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -354,8 +356,24 @@ def check_clean(packages: tuple[Package, ...] = PACKAGES) -> None:
             raise SystemExit(f"bench.heldout: {p.name} is reserved for the external check")
 
 
+PYPI_SIMPLE = "https://pypi.org/simple"
+
+
+def _pypi_archive(p: Package, cache: Path) -> None:
+    """The pinned source archive, as PyPI's simple index links it. Not ``pip download``: that builds the sdist's
+    metadata, so it installs the build backend and its build dependencies from source (geoviews 1.16.0 needs
+    narwhals, whose backend needs maturin, which needs crates.io), and it refuses a release that asks for a newer
+    Python than the bench's own; only the files are read here, and the archive is checked by its sha256."""
+    index = urllib.request.urlopen(f"{PYPI_SIMPLE}/{p.name}/", timeout=60).read().decode()
+    link = re.search(rf'href="([^"#]*/{re.escape(p.archive)})(#[^"]*)?"', index)
+    if link is None:
+        raise SystemExit(f"bench.heldout: {p.archive} is not on {PYPI_SIMPLE}/{p.name}/")
+    (cache / p.archive).write_bytes(urllib.request.urlopen(html.unescape(link.group(1)), timeout=300).read())
+
+
 def fetch(p: Package, cache: Path = CACHE) -> bytes:
-    """The package archive (pip download / npm pack / apt-get into the cache), checked against its pinned sha256.
+    """The package archive (PyPI's simple index / npm pack / apt-get into the cache), checked against its pinned
+    sha256.
 
     A source package is fetched with ``apt-get source --download-only`` against a private bookworm ``deb-src``
     index in the cache (:func:`dgcomplete.train.corpus.apt_source_options`); only its upstream tarball is used,
@@ -363,20 +381,20 @@ def fetch(p: Package, cache: Path = CACHE) -> bytes:
     path = cache / p.archive
     if not path.exists():
         cache.mkdir(parents=True, exist_ok=True)
-        check = True
         if p.registry == "pypi":
-            cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--no-binary", ":all:", "-q",
-                   f"{p.name}=={p.version}", "-d", str(cache)]
-        elif p.registry == "npm":
-            cmd = ["npm", "pack", f"{p.name}@{p.version}", "--silent", "--pack-destination", str(cache)]
-        elif p.registry == "debian":
-            cmd = ["apt-get", "download", "-q", f"{p.name}={p.version}"]
+            _pypi_archive(p, cache)
         else:
-            from dgcomplete.train.corpus import apt_source_options
+            check = True
+            if p.registry == "npm":
+                cmd = ["npm", "pack", f"{p.name}@{p.version}", "--silent", "--pack-destination", str(cache)]
+            elif p.registry == "debian":
+                cmd = ["apt-get", "download", "-q", f"{p.name}={p.version}"]
+            else:
+                from dgcomplete.train.corpus import apt_source_options
 
-            cmd, check = ["apt-get", *apt_source_options(cache), "source", "--download-only", "-q",
-                          p.archive.split("_", 1)[0]], False
-        subprocess.run(cmd, check=check, timeout=300, cwd=cache, stdout=subprocess.DEVNULL)
+                cmd, check = ["apt-get", *apt_source_options(cache), "source", "--download-only", "-q",
+                              p.archive.split("_", 1)[0]], False
+            subprocess.run(cmd, check=check, timeout=300, cwd=cache, stdout=subprocess.DEVNULL)
         if not path.exists():
             raise SystemExit(f"bench.heldout: {p.source}: {p.archive} could not be fetched")
     data = path.read_bytes()

@@ -314,6 +314,11 @@ class LocalInfiller:
                 same = next((p for p in pool if p.text == c.text), None)
                 if same is None:
                     pool.append(c)
+                elif c.source == "warm":
+                    # the rest of the shown suggestion, which the model wrote again because its canvas started
+                    # from it: no second opinion, so it keeps the confidence it was shown with (scored as the
+                    # model's sample, a retrieved line went off and on at every other keystroke it was typed)
+                    pool[pool.index(same)] = c
                 elif same.source in MODEL_SOURCES and c.source not in MODEL_SOURCES:
                     # a draft the model also wrote: scored once, as the model's, marked as agreeing
                     same.features.update(c.features, agree_draft=1.0)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from dgcomplete.context import ContextIndex, is_comment_line, shape, word_head
 from dgcomplete.gate import Gate, feature_vector
-from dgcomplete.syntax.strict import glues, python_sound, sound
+from dgcomplete.syntax.strict import glues, python_sound, repeats_neighbour, sound
 from dgcomplete.types import Candidate
 
 SRC = """class Point:
@@ -317,6 +317,47 @@ def test_an_import_the_file_has_is_not_suggested():
     assert sound(mid, mid.index(".;") + 1, "List", "java") == "duplicate_import"
 
 
+def test_a_line_the_same_as_the_next_one_is_a_twin():
+    """Accepting the suggestion would make the line the twin of the line right above or below it: the neighbour
+    copied, not the line being written; lines of one name or none repeat legitimately and stay, and a blank line
+    ends the neighbourhood (a notebook's next cell, one blank line down, may run the last line again)."""
+    rows = "def f(self):\n    self.wait = wait\n    self.\n    self.stop = stop\n"
+    off = rows.index("self.\n") + 5
+    assert repeats_neighbour(rows, off, "stop = stop")  # below
+    assert repeats_neighbour(rows, off, "wait = wait")  # above
+    assert not repeats_neighbour(rows, off, "retry = retry")
+    apart = "df = load(path)\ndf.describe()\n\ndf.\n"
+    assert not repeats_neighbour(apart, len(apart) - 1, "describe()")
+    js = "function f() {\n  if (a) {\n    g(a, b);\n    \n  }\n}\n"
+    off = js.index("    \n  }") + 4
+    assert repeats_neighbour(js, off, "g(a, b);") and not repeats_neighbour(js, off, "g(b, a);")
+    # the rest of the line after the cursor counts: `g(` typed before `a, b);`
+    mid = "g(a, b);\ng(\n"
+    assert repeats_neighbour(mid, len(mid) - 1, "a, b);")
+    # a closer, a keyword, one name: real code repeats them next to each other
+    nested = "if (a) {\n  if (b) {\n    f();\n  }\n  \n}\n"
+    assert not repeats_neighbour(nested, nested.index("  \n}") + 2, "}")
+    assert not repeats_neighbour("try:\n    try:\n        \n", 17, "pass")
+    assert not repeats_neighbour("#endif\n\n", 7, "#endif")
+
+
+def test_the_twin_of_a_neighbouring_line_is_never_shown(tiny_mask_model):
+    """Retrieval offers the rows around the cursor; the two next to it are twins of their neighbours and never
+    shown (counted in the stats), the row further up may be."""
+    from dgcomplete.engine import Engine
+    from dgcomplete.model import load_model
+
+    eng = Engine(load_model(tiny_mask_model), threads=1)
+    text = "def f(self):\n    self.retry = retry\n    x = 1\n    self.wait = wait\n    self.\n    self.stop = stop\n"
+    uri = "file:///rows.py"
+    eng.open(uri, text, 1, "python")
+    eng.settings.update({"min_confidence": 0.0, "context_sources": ["document"]})
+    comp = asyncio.run(eng.complete(uri, text.index("self.\n") + 5, n=3, seed=0))
+    shown = [c.text for c in comp.items]
+    assert "retry = retry" in shown and not {"wait = wait", "stop = stop"} & set(shown)
+    assert comp.stats["dropped_repeats_neighbour"] == 2
+
+
 def test_a_line_of_modifiers_only_is_not_suggested():
     """`public`, `public static`, `pub`, `const` alone, or a stutter (`private static final final`): a declaration
     stopped early, which no style breaks across lines; a whole declaration, and C's GNU/Allman heads, are kept."""
@@ -575,6 +616,47 @@ def test_typing_through_keeps_the_suggestion(tiny_mask_model):
     eng.change(uri, 3, [((5, 12, 5, 12), "\u00e9")])
     other = asyncio.run(at(off + 2))
     assert all(c.source != "warm" for c in other.items)
+
+
+def test_typing_through_keeps_the_suggestion_the_model_writes_again(tiny_mask_model):
+    """With the model sampling, its canvas starts from the shown suggestion, so it writes the rest again: that
+    rest still keeps the confidence it was shown with. (Scored as the model's own sample, it took the sample's
+    far lower confidence: a retrieved line went off and on at every other keystroke while it was typed.)"""
+    from dgcomplete.engine import Engine
+    from dgcomplete.local import WarmStart
+    from dgcomplete.model import load_model
+
+    eng = Engine(load_model(tiny_mask_model), threads=1)
+    text = "def f(a):\n    return a + 1\n\n\ndef g(a):\n    return \n"
+    uri = "file:///w.py"
+    eng.open(uri, text, 1, "python")
+    off = text.rindex("return ") + 7
+    eng.settings.update({"min_confidence": 0.5, "context_sources": ["document", "diffusion"]})
+    eng.session(uri).warm = WarmStart(text[:off], "a + 1", 0.75)  # "a + 1" was shown at 0.75
+    eng.change(uri, 2, [((5, 11, 5, 11), "a")])
+    nxt = asyncio.run(eng.complete(uri, off + 1, seed=0))
+    assert nxt.stats["warm_start"] == 1
+    assert nxt.items and nxt.items[0].text == " + 1" and nxt.items[0].source == "warm"
+    assert nxt.items[0].confidence == 0.75
+
+
+def test_typing_through_a_line_inside_a_word_shows_the_rest_of_the_word(tiny_mask_model):
+    """The user types through a shown line instead of taking it: inside a word, the rest of that word is shown
+    (Tab takes it), as where the gate hides a line; the line itself where no word is being typed."""
+    from dgcomplete.engine import Engine
+    from dgcomplete.local import WarmStart
+    from dgcomplete.model import load_model
+
+    eng = Engine(load_model(tiny_mask_model), threads=1)
+    text = "def f(alpha):\n    return alpha + 1\n\n\ndef g(alpha):\n    return \n"
+    uri = "file:///w.py"
+    eng.open(uri, text, 1, "python")
+    off = text.rindex("return ") + 7
+    eng.settings.update({"min_confidence": 0.5, "context_sources": ["document", "diffusion"]})
+    eng.session(uri).warm = WarmStart(text[:off], "alpha + 1", 0.75)  # shown at 0.75
+    eng.change(uri, 2, [((5, 11, 5, 11), "a")])
+    nxt = asyncio.run(eng.complete(uri, off + 1, seed=0))
+    assert [(c.text, c.source, c.confidence) for c in nxt.items] == [("lpha", "word", 0.75)]
 
 
 def test_retrieval_stays_bounded_with_many_and_binary_documents():
