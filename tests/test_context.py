@@ -618,45 +618,27 @@ def test_typing_through_keeps_the_suggestion(tiny_mask_model):
     assert all(c.source != "warm" for c in other.items)
 
 
-def test_typing_through_keeps_the_suggestion_the_model_writes_again(tiny_mask_model):
+@pytest.mark.parametrize(("name", "shown"), [("a", [(" + 1", "warm", 0.75)]), ("alpha", [("lpha", "word", 0.75)])])
+def test_typing_through_a_line_the_model_writes_again(tiny_mask_model, name, shown):
     """With the model sampling, its canvas starts from the shown suggestion, so it writes the rest again: that
-    rest still keeps the confidence it was shown with. (Scored as the model's own sample, it took the sample's
-    far lower confidence: a retrieved line went off and on at every other keystroke while it was typed.)"""
+    rest still keeps the confidence it was shown with (scored as the model's own sample, it took the sample's far
+    lower confidence, and a retrieved line went off and on at every other keystroke while it was typed). Inside a
+    word (``alpha``), the rest of that word shows instead, as where the gate hides a line; Tab takes it."""
     from dgcomplete.engine import Engine
     from dgcomplete.local import WarmStart
     from dgcomplete.model import load_model
 
     eng = Engine(load_model(tiny_mask_model), threads=1)
-    text = "def f(a):\n    return a + 1\n\n\ndef g(a):\n    return \n"
+    text = f"def f({name}):\n    return {name} + 1\n\n\ndef g({name}):\n    return \n"
     uri = "file:///w.py"
     eng.open(uri, text, 1, "python")
     off = text.rindex("return ") + 7
     eng.settings.update({"min_confidence": 0.5, "context_sources": ["document", "diffusion"]})
-    eng.session(uri).warm = WarmStart(text[:off], "a + 1", 0.75)  # "a + 1" was shown at 0.75
+    eng.session(uri).warm = WarmStart(text[:off], f"{name} + 1", 0.75)  # shown at 0.75
     eng.change(uri, 2, [((5, 11, 5, 11), "a")])
     nxt = asyncio.run(eng.complete(uri, off + 1, seed=0))
     assert nxt.stats["warm_start"] == 1
-    assert nxt.items and nxt.items[0].text == " + 1" and nxt.items[0].source == "warm"
-    assert nxt.items[0].confidence == 0.75
-
-
-def test_typing_through_a_line_inside_a_word_shows_the_rest_of_the_word(tiny_mask_model):
-    """The user types through a shown line instead of taking it: inside a word, the rest of that word is shown
-    (Tab takes it), as where the gate hides a line; the line itself where no word is being typed."""
-    from dgcomplete.engine import Engine
-    from dgcomplete.local import WarmStart
-    from dgcomplete.model import load_model
-
-    eng = Engine(load_model(tiny_mask_model), threads=1)
-    text = "def f(alpha):\n    return alpha + 1\n\n\ndef g(alpha):\n    return \n"
-    uri = "file:///w.py"
-    eng.open(uri, text, 1, "python")
-    off = text.rindex("return ") + 7
-    eng.settings.update({"min_confidence": 0.5, "context_sources": ["document", "diffusion"]})
-    eng.session(uri).warm = WarmStart(text[:off], "alpha + 1", 0.75)  # shown at 0.75
-    eng.change(uri, 2, [((5, 11, 5, 11), "a")])
-    nxt = asyncio.run(eng.complete(uri, off + 1, seed=0))
-    assert [(c.text, c.source, c.confidence) for c in nxt.items] == [("lpha", "word", 0.75)]
+    assert [(c.text, c.source, c.confidence) for c in nxt.items] == shown
 
 
 def test_retrieval_stays_bounded_with_many_and_binary_documents():
