@@ -800,8 +800,8 @@ class Engine:
         ``drops`` counts why candidates were dropped (empty, duplicate, repeats_suffix, syntax, glues,
         empty_comment, empty_string, duplicate_import, dangling_modifiers, return_mismatch, python_parser, and
         repeats_neighbour: ranked as a rival, then never shown) for the stats; ``dropped`` receives those the
-        checks dropped, as written (the word being typed may be right in them). ``vetted``: the model thread already ran these checks on the same text (the
-        local backend), so they are not run twice per keystroke.
+        checks dropped, as written (the word being typed may be right in them). ``vetted``: the model thread
+        already ran these checks on the same text (the local backend), so they are not run twice per keystroke.
         """
         drops = {} if drops is None else drops
         kept: list[Candidate] = []

@@ -258,9 +258,9 @@ def repeats_neighbour(text: str, offset: int, cand: str) -> bool:
     ls, le, line = edited_line(text, offset, cand)
     if len(_NAMES.findall(line)) < 2:
         return False
-    above = text[text.rfind("\n", 0, max(0, ls - 1)) + 1 : max(0, ls - 1)] if ls else ""
-    below_end = text.find("\n", le + 1)
-    below = text[le + 1 : len(text) if below_end < 0 else below_end] if le < len(text) else ""
+    above = text[text.rfind("\n", 0, ls - 1) + 1 : ls - 1] if ls else ""  # it ends at the break before ``ls``
+    end = text.find("\n", le + 1)
+    below = text[le + 1 : end if end >= 0 else len(text)] if le < len(text) else ""
     return line in (above.strip(), below.strip())
 
 
