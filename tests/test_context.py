@@ -641,6 +641,26 @@ def test_typing_through_a_line_the_model_writes_again(tiny_mask_model, name, sho
     assert [(c.text, c.source, c.confidence) for c in nxt.items] == shown
 
 
+def test_typing_through_a_word_then_a_line_that_goes_on_from_it_shows_the_word(tiny_mask_model):
+    """A word's rest was shown (``kens`` after ``g(to``) and the user typed through it: a retrieved line that goes
+    on from what was shown (``ens[0])``) shows as the rest of the word, not the line; the two alternated at every
+    keystroke before."""
+    from dgcomplete.engine import Engine
+    from dgcomplete.local import WarmStart
+    from dgcomplete.model import load_model
+
+    eng = Engine(load_model(tiny_mask_model), threads=1)
+    text = "def f(tokens):\n    g(tokens[0])\n\n\ndef h(tokens):\n    g(tok\n"
+    uri = "file:///w.py"
+    eng.open(uri, text, 1, "python")
+    off = text.rindex("g(tok") + 5
+    # the line's confidence from the tiny model is about 1e-6: a floor below it, and a word shown at less
+    eng.settings.update({"min_confidence": 1e-15, "context_sources": ["document"]})
+    eng.session(uri).warm = WarmStart(text[: off - 1], "kens", 1e-12)
+    comp = asyncio.run(eng.complete(uri, off, seed=0))
+    assert [(c.text, c.source) for c in comp.items] == [("ens", "word")]
+
+
 def test_retrieval_stays_bounded_with_many_and_binary_documents():
     from dgcomplete import context as cx
 
