@@ -519,7 +519,9 @@ class Engine:
         t_plan = time.perf_counter()
         if plan.kind == SpanKind.NONE:
             return Completion([], offset, offset, version, plan, {"plan": plan.kind.value}, reason=plan.reason)
-        drafts = self._drafts(s, text, offset, invoked=n > 1)
+        prefix = text[:offset]
+        through = s.warm.rest(prefix) if s.warm is not None else None  # typing through what was shown
+        drafts = self._drafts(s, text, offset, invoked=n > 1, through=through)
         # the local model's alternatives are the file's drafts when it has some: its extra (Gumbel-sampled)
         # rows lost the top item to them on the dev split and added no right answer
         # (bench/results/invoked_rows_ab.json); a remote backend is asked for n
@@ -527,7 +529,7 @@ class Engine:
         sources = self.settings.context_sources or CONTEXT_SOURCES
         if seed is None:  # unset: the clock's, so asking again may give other alternatives; the stats say which
             seed = self.settings.seed if self.settings.seed is not None else time.time_ns() % 2**31
-        req = InfillRequest(text[:offset], text[offset:], plan, s.lang, n=rows, seed=seed, doc_key=uri, version=version,
+        req = InfillRequest(prefix, text[offset:], plan, s.lang, n=rows, seed=seed, doc_key=uri, version=version,
                             drafts=drafts, sample="diffusion" in sources, max_steps=self.settings.steps,
                             # an Invoked request can wait for the causal head's greedy line (~10 encoder passes)
                             causal=n > 1 and "causal" in sources, invoked=n > 1)
@@ -560,7 +562,6 @@ class Engine:
                 items = kept
                 gated = "" if items else "only a one-character suggestion (accepting it saves no keystroke)"
         top = items[0] if items else None
-        through = s.warm.rest(text[:offset]) if s.warm is not None else None  # typing through what was shown
         if top is not None and n <= 1 and top.confidence is not None and top.confidence < floor:
             # the line is not sure, the word being typed may be: its rest, when the document has that word
             # (not from the next candidates: typing the dev split, their heads were right 6 times in 19)
@@ -591,7 +592,7 @@ class Engine:
                 items = [top]
         t_post = time.perf_counter()
         if items:
-            s.warm = WarmStart(text[:offset], items[0].text, items[0].confidence)
+            s.warm = WarmStart(prefix, items[0].text, items[0].confidence)
         stats = dict(result.stats)
         stats.update({
             "plan": plan.kind.value, "plan_reason": plan.reason, "max_tokens": plan.max_tokens,
@@ -612,8 +613,10 @@ class Engine:
         start = offset - len(str(stats.get("healed", "")))
         return Completion(items, start, offset, version, plan, stats, reason)
 
-    def _drafts(self, s: Session, text: str, offset: int, invoked: bool = False) -> list[Candidate]:
-        """Retrieved lines for the model to score beside its samples (the enabled sources only).
+    def _drafts(self, s: Session, text: str, offset: int, invoked: bool = False,
+                through: str | None = None) -> list[Candidate]:
+        """Retrieved lines for the model to score beside its samples (the enabled sources only), and ``through``,
+        the rest of the shown suggestion the user is typing through, if any.
 
         ``match`` and ``predecessor`` drafts only when Invoked: they add right items there, but as you type a gate
         refitted with ``match`` showed about as many right suggestions on the dev splits and fewer on test
@@ -628,7 +631,7 @@ class Engine:
         out = [Candidate(d.text, source=d.source, features={"strength": d.strength, "here": float(d.here)})
                for d in found]
         # typing through a shown suggestion: its rest stays a candidate, with the confidence it was shown with
-        rest = s.warm.rest(text[:offset]) if s.warm is not None and s.warm.confidence is not None else None
+        rest = through if s.warm is not None and s.warm.confidence is not None else None
         if rest is not None:
             out = [c for c in out if c.text != rest]
             out.insert(0, Candidate(rest, source="warm", features={"prior": float(s.warm.confidence or 0.0)}))
