@@ -341,6 +341,15 @@ def test_a_line_the_same_as_the_next_one_is_a_twin():
     assert not repeats_neighbour("#endif\n\n", 7, "#endif")
 
 
+def test_the_base_rate_of_twins_counts_the_rule_s_lines():
+    """bench.neighbour_twins counts with the engine's own rule: a twin of two names next to its line, a closer
+    apart, a twin across a blank line not."""
+    from bench.neighbour_twins import count
+
+    text = "x = f(a)\nx = f(a)\n}\n}\ny = g(b)\n\ny = g(b)\n"
+    assert count(text) == {"names_2_or_more": [4, 2], "names_0_or_1": [2, 2]}
+
+
 def test_the_twin_of_a_neighbouring_line_is_never_shown(tiny_mask_model):
     """Retrieval offers the rows around the cursor; the two next to it are twins of their neighbours and never
     shown (counted in the stats), the row further up may be."""

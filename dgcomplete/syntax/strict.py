@@ -245,7 +245,7 @@ def repeats_neighbour(text: str, offset: int, cand: str) -> bool:
     never what is being written: typing the dev split's lines, none of the 25 such suggestions was right (all 25
     next to their twin, no blank line between). Real code rarely puts a line with two names next to its twin
     (0.04-0.17 % of such lines in each of the corpus's seven languages); a line of one name or none (``}``,
-    ``#endif``, ``try:``, ``None,``) does so in 2-19 % and stays allowed. A blank line between ends the
+    ``#endif``, ``try:``, ``None,``) does so in 2-19 % and stays allowed (``bench/results/neighbour_twins.json``). A blank line between ends the
     neighbourhood: a notebook's next cell (one blank line down in its layout) may well start by running the
     previous cell's last line again.
 
@@ -256,12 +256,16 @@ def repeats_neighbour(text: str, offset: int, cand: str) -> bool:
     the same characters saved (``bench/results/repeats_neighbour_ab.json``).
     """
     ls, le, line = edited_line(text, offset, cand)
-    if len(_NAMES.findall(line)) < 2:
-        return False
     above = text[text.rfind("\n", 0, ls - 1) + 1 : ls - 1] if ls else ""  # it ends at the break before ``ls``
     end = text.find("\n", le + 1)
     below = text[le + 1 : end if end >= 0 else len(text)] if le < len(text) else ""
-    return line in (above.strip(), below.strip())
+    return twin_of_neighbour(line, above, below)
+
+
+def twin_of_neighbour(line: str, above: str, below: str) -> bool:
+    """``line`` (stripped) has two names or more and equals the line above or below it: :func:`repeats_neighbour`'s
+    rule on three lines (``bench.neighbour_twins`` counts how often real code does it)."""
+    return len(_NAMES.findall(line)) >= 2 and line in (above.strip(), below.strip())
 
 
 # Words that only modify the declaration after them on the same line (types and struct/enum heads left out:

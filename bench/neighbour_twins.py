@@ -1,0 +1,70 @@
+"""How often real code puts a line right next to its twin: the base rate behind ``repeats_neighbour``.
+
+The engine never shows a suggestion that makes the cursor's line the twin of the line right above or below it when
+that line has two names or more (:func:`dgcomplete.syntax.strict.twin_of_neighbour`).  That is only safe if real
+code rarely does so itself; this counts, over the training corpus's files (``make corpus``: the first ``--files``
+of each language), the lines that are such twins, and apart the lines of one name or none (``}``, ``#endif``,
+``try:``), which the rule leaves alone.
+
+    python -m bench.neighbour_twins [--files 3000] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+from dgcomplete.syntax.strict import _NAMES, twin_of_neighbour
+
+from . import ROOT, emit
+
+LANGS = ("python", "javascript", "typescript", "go", "java", "c", "rust")
+
+
+def count(text: str) -> dict[str, list[int]]:
+    """[lines, twins] of a file, for lines of two names or more and for the others (blank lines not counted)."""
+    lines = text.split("\n")
+    out = {"names_2_or_more": [0, 0], "names_0_or_1": [0, 0]}
+    for i, line in enumerate(lines):
+        s = line.strip()
+        if not s:
+            continue
+        above = lines[i - 1] if i else ""
+        below = lines[i + 1] if i + 1 < len(lines) else ""
+        if len(_NAMES.findall(s)) >= 2:
+            tally = out["names_2_or_more"]
+            tally[1] += twin_of_neighbour(s, above, below)
+        else:
+            tally = out["names_0_or_1"]
+            tally[1] += s in (above.strip(), below.strip())
+        tally[0] += 1
+    return out
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
+    ap.add_argument("--files", type=int, default=3000)
+    ap.add_argument("--corpus", default=str(ROOT / "data" / "corpus"))
+    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "neighbour_twins.json"))
+    a = ap.parse_args(argv)
+    by_lang: dict[str, Any] = {}
+    for lang in LANGS:
+        total = {"names_2_or_more": [0, 0], "names_0_or_1": [0, 0]}
+        with open(Path(a.corpus) / f"{lang}.jsonl") as f:
+            for row in islice(f, a.files):
+                for k, (n, t) in count(json.loads(row)["text"]).items():
+                    total[k][0] += n
+                    total[k][1] += t
+        by_lang[lang] = {k: {"lines": n, "twins": t, "share_pct": round(100 * t / max(1, n), 3)}
+                         for k, (n, t) in total.items()}
+    res = {"benchmark": "neighbour_twins", "command": "python -m bench.neighbour_twins", "files_per_language": a.files,
+           "corpus": "data/corpus (make corpus), each language's first files", "by_language": by_lang}
+    emit(res, a.out)
+    return res
+
+
+if __name__ == "__main__":
+    main()
