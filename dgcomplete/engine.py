@@ -32,7 +32,8 @@ from .gate import Gate
 from .local import LocalInfiller, WarmStart
 from .model import LoadedModel
 from .settings import CONTEXT_SOURCES, Settings
-from .syntax.strict import repeats_neighbour, sound
+from .syntax.strict import redefines, repeats_neighbour, sound
+from .syntax.style import omits_semicolons, without_semicolons
 from .types import Cancelled, CancelToken, Candidate, InfillRequest, InfillResult, SpanKind, SpanPlan
 
 log = logging.getLogger(__name__)
@@ -549,8 +550,9 @@ class Engine:
         t_inf = time.perf_counter()
         drops = dict(result.drops or {})  # what the model thread's checks dropped before scoring
         dropped = list(result.dropped)
+        ranked: list[Candidate] = []  # every line as ranked, the rivals never shown among them
         items = self._postprocess(result.candidates, text, offset, plan, s.lang, s.doc.tree, drops,
-                                  vetted=result.drops is not None, dropped=dropped)
+                                  vetted=result.drops is not None, dropped=dropped, ranked=ranked)
         gated = ""
         floor = self.min_confidence(s.lang)
         if n <= 1 and floor > 0 and items:
@@ -565,7 +567,10 @@ class Engine:
         if top is not None and n <= 1 and top.confidence is not None and top.confidence < floor:
             # the line is not sure, the word being typed may be: its rest, when the document has that word
             # (not from the next candidates: typing the dev split, their heads were right 6 times in 19)
-            rest = word_head(text, offset, top.text)
+            # from the best line as ranked: a rival never shown as a line (the twin of a neighbour, a method the
+            # class has) still begins with the word being typed
+            first = ranked[0] if ranked else top
+            rest = self._word_head(text, offset, first.text, s.lang, s.doc.tree)
             if rest:
                 top = Candidate(rest, top.score, "word", dict(top.features), top.confidence)
                 items = [top]
@@ -579,14 +584,15 @@ class Engine:
             # is being typed). Typing the dev split's lines, with the twin rule: 417 -> 361 wrong suggestions
             # read, 669 -> 679 accepted; the whole line kept instead: 359 wrong read but 601 accepted, the word
             # heads it hid lost (bench/results/typing_through_ab.json)
-            rest = word_head(text, offset, top.text)
+            rest = self._word_head(text, offset, top.text, s.lang, s.doc.tree)
             if rest and rest != top.text:
                 top = Candidate(rest, top.score, "word", dict(top.features), top.confidence)
                 items = [top]
         elif top is None and not gated and n <= 1 and floor > 0:
             # every line was dropped as unsound, yet the word being typed may be right in the first that has one
             # (typing the dev split: right 15 times in 20, as often as the heads of lines the gate hides)
-            rest = next((h for c in dropped if (h := word_head(text, offset, c.text))), "")
+            rest = next((h for c in ranked[:1] + dropped
+                         if (h := self._word_head(text, offset, c.text, s.lang, s.doc.tree))), "")
             if rest:
                 top = Candidate(rest, 0.0, "word", {"dropped": 1.0}, 0.0)
                 items = [top]
@@ -612,6 +618,16 @@ class Engine:
         # a healed word is replaced from its start: the item's range begins where the typed word begins
         start = offset - len(str(stats.get("healed", "")))
         return Completion(items, start, offset, version, plan, stats, reason)
+
+    @staticmethod
+    def _word_head(text: str, offset: int, cand: str, lang: str | None, tree: Any) -> str:
+        """The rest of the word being typed that ``cand`` gives (:func:`word_head`), unless it names a definition
+        the scope already has (``def __l`` + ``e__`` where the class has ``__le__``: :func:`redefines`) or, with what
+        follows it where the file agrees, makes the line the twin of a neighbour (:func:`repeats_neighbour`)."""
+        rest = word_head(text, offset, cand)
+        if rest and (redefines(text, offset, rest, lang, tree) or repeats_neighbour(text, offset, rest)):
+            return ""
+        return rest
 
     def _drafts(self, s: Session, text: str, offset: int, invoked: bool = False,
                 through: str | None = None) -> list[Candidate]:
@@ -775,6 +791,7 @@ class Engine:
     def _vetter(text: str, offset: int, plan: SpanPlan, lang: str | None, tree: Any) -> Callable[[str], tuple[str, str]]:
         """A candidate's text -> (its text cut to the plan at syntax boundaries, why it is dropped or "").
 
+        In a JavaScript or TypeScript file without semicolons, a line's ending ``;`` is dropped (:mod:`syntax.style`).
         Dropped: empty, only repeating the suffix, new syntax errors, or unsound by the language's strict check
         (:func:`syntax.strict.sound`: glued identifiers, a line that says nothing, an import the file has, a line
         of modifiers only, a return that does not fit the function, a comment no one started, Python's own
@@ -785,9 +802,13 @@ class Engine:
         suffix = text[offset:]
         next_line = suffix.split("\n", 2)[1] if suffix.startswith("\n") and suffix.count("\n") >= 1 else ""
         line_prefix = text[text.rfind("\n", 0, offset) + 1 : offset]
+        rest_of_line = suffix.split("\n", 1)[0]
+        bare = omits_semicolons(text, offset, lang)  # a file without `;`: a suggestion does without them too
 
         def vet(raw: str) -> tuple[str, str]:
             t = syntax.cut_candidate(text, offset, raw, plan, lang, tree)
+            if bare:
+                t = without_semicolons(t, rest_of_line)
             if not t.strip():
                 return t, "empty"
             if _repeats_suffix(t, suffix, next_line, line_prefix):
@@ -800,14 +821,15 @@ class Engine:
 
     def _postprocess(self, cands: list[Candidate], text: str, offset: int, plan: SpanPlan, lang: str | None,
                      tree: Any, drops: dict[str, int] | None = None, *, vetted: bool = False,
-                     dropped: list[Candidate] | None = None) -> list[Candidate]:
+                     dropped: list[Candidate] | None = None, ranked: list[Candidate] | None = None) -> list[Candidate]:
         """Cut to the plan at syntax boundaries, drop unsound or redundant candidates, rank by the gate.
 
         ``drops`` counts why candidates were dropped (empty, duplicate, repeats_suffix, syntax, glues,
         empty_comment, empty_string, duplicate_import, dangling_modifiers, return_mismatch, python_parser, and
-        repeats_neighbour: ranked as a rival, then never shown) for the stats; ``dropped`` receives those the
+        repeats_neighbour and redefines: ranked as rivals, then never shown) for the stats; ``dropped`` receives those the
         checks dropped, as written (the word being typed may be right in them). ``vetted``: the model thread
         already ran these checks on the same text (the local backend), so they are not run twice per keystroke.
+        ``ranked`` receives every distinct line in rank order, the rivals dropped after ranking among them.
         """
         drops = {} if drops is None else drops
         kept: list[Candidate] = []
@@ -846,9 +868,14 @@ class Engine:
             if c.text in seen:
                 drops["duplicate"] = drops.get("duplicate", 0) + 1
                 continue
-            if repeats_neighbour(text, offset, c.text):  # ranked as a rival above, never shown
-                drops["repeats_neighbour"] = drops.get("repeats_neighbour", 0) + 1
-                continue
             seen.add(c.text)
+            if ranked is not None:
+                ranked.append(c)
+            # ranked as rivals above (rows of a table, methods of a class), never shown
+            why = ("repeats_neighbour" if repeats_neighbour(text, offset, c.text)
+                   else "redefines" if redefines(text, offset, c.text, lang, tree) else "")
+            if why:
+                drops[why] = drops.get(why, 0) + 1
+                continue
             out.append(c)
         return out

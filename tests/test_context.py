@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from dgcomplete.context import ContextIndex, is_comment_line, shape, word_head
 from dgcomplete.gate import Gate, feature_vector
-from dgcomplete.syntax.strict import glues, python_sound, repeats_neighbour, sound
+from dgcomplete.syntax.strict import glues, python_sound, redefines, repeats_neighbour, sound
 from dgcomplete.types import Candidate
 
 SRC = """class Point:
@@ -365,6 +365,104 @@ def test_the_twin_of_a_neighbouring_line_is_never_shown(tiny_mask_model):
     shown = [c.text for c in comp.items]
     assert "retry = retry" in shown and not {"wait = wait", "stop = stop"} & set(shown)
     assert comp.stats["dropped_repeats_neighbour"] == 2
+
+
+def test_a_definition_the_scope_already_has_is_a_redefinition():
+    """A definition line of a name a sibling (same indentation, same block) already defines: the copy of a nearby
+    method, not the one being written; another block, a decorator or attribute, an overload signature, ``_`` and
+    Go's ``init`` repeat names on purpose; code inside a string is not the scope's."""
+    from dgcomplete.syntax import get_parser
+
+    py = "class A:\n    def __le__(self, o):\n        return 1\n\n    def __l\n\n    def __eq__(self, o):\n        pass\n"
+    off = py.index("def __l\n") + 7
+    assert redefines(py, off, "e__(self, other):", "python") and redefines(py, off, "e__", "python")  # a word's rest
+    assert not redefines(py, off, "t__(self, other):", "python")
+    blank = py.replace("def __l\n", "\n")
+    at = blank.index("    \n\n    def __eq") + 4
+    assert redefines(blank, at, "def __eq__(self):", "python") and not redefines(blank, at, "def __ne__(self):", "python")
+    other = "class A:\n    def f(self):\n        pass\n\n\nclass B:\n    \n"
+    assert not redefines(other, len(other) - 1, "def f(self):", "python")  # another class
+    setter = "class A:\n    @property\n    def x(self):\n        pass\n\n    @x.setter\n    \n"
+    assert not redefines(setter, len(setter) - 1, "def x(self, v):", "python")
+    decorated = "@overload\ndef f(a: int) -> int: ...\n\n\n"
+    assert not redefines(decorated, len(decorated) - 1, "def f(a):", "python")
+    assert not redefines("def _(x):\n    pass\n\n\n", 22, "def _(y):", "python")
+    doc = 'def f():\n    """Example:\n\n    class A:\n        pass\n    """\n    \n'
+    at = len(doc) - 1
+    assert redefines(doc, at, "class A:", "python")  # without the tree, the docstring's text reads as code
+    assert not redefines(doc, at, "class A:", "python", get_parser("python").parse(doc.encode()))
+    js = "class C {\n  outputHelp() {\n    return 1;\n  }\n\n  out\n}\n"
+    off = js.index("  out\n") + 5
+    assert redefines(js, off, "putHelp() {", "javascript") and not redefines(js, off, "putVersion() {", "javascript")
+    assert not redefines(js, off, "putHelp();", "javascript")  # a call, not a definition
+    ts = "export function f(a: string): string;\n\n"
+    assert not redefines(ts, len(ts) - 1, "export function f(a: number): number;", "typescript")  # overloads
+    fn = "function isHex(c) {\n  return c;\n}\n\n"
+    assert redefines(fn, len(fn) - 1, "function isHex(c) {", "javascript")
+    assert redefines("const a = 1;\n\n", 13, "const a = 2;", "typescript")
+    go = "type V struct{}\n\nfunc (v V) Major() int {\n\treturn 1\n}\n\n"
+    assert redefines(go, len(go) - 1, "func (x V) Major() int {", "go")
+    assert not redefines(go, len(go) - 1, "func (v V) Minor() int {", "go")
+    assert not redefines(go, len(go) - 1, "func (v W) Major() int {", "go")  # another type's method
+    inits = "func init() {\n}\n\n"
+    assert not redefines(inits, len(inits) - 1, "func init() {", "go")
+    rs = "impl A {\n    #[cfg(unix)]\n    fn now() -> u64 {\n        1\n    }\n\n    \n}\n"
+    at = rs.index("    \n}") + 4
+    assert not redefines(rs, at, "fn now() -> u64 {", "rust")  # the first one is for unix only
+    plain = rs.replace("    #[cfg(unix)]\n", "")
+    assert redefines(plain, plain.index("    \n}") + 4, "fn now() -> u64 {", "rust")
+    java = "class A {\n    void f(int a) {\n    }\n\n    \n}\n"
+    assert not redefines(java, java.index("    \n}") + 4, "void f(String s) {", "java")  # Java overloads
+
+
+def test_the_base_rate_of_redefinitions_counts_the_rule_s_lines():
+    """bench.redefinitions runs the engine's own rule on each definition of a file, as if it were being typed."""
+    from bench.redefinitions import count
+
+    text = "def f():\n    pass\n\n\ndef g():\n    pass\n\n\ndef f():\n    pass\n"
+    assert count(text, "python") == [3, 2]  # both f's see the other
+    assert count("class A:\n    def f(self):\n        pass\n", "python") == [2, 0]
+
+
+def test_a_definition_the_class_has_is_never_shown_nor_its_name(tiny_mask_model):
+    """Retrieval offers the class's other methods while ``def __`` is typed: those the class has are ranked and
+    dropped (counted in the stats), the others may show; the rest of a word that names a method the class has is
+    not shown either, where the gate hides the line."""
+    from dgcomplete.engine import Engine
+    from dgcomplete.model import load_model
+
+    eng = Engine(load_model(tiny_mask_model), threads=1)
+    text = ("class A:\n    def __le__(self, other):\n        return 1\n\n    def __\n        return 0\n\n\nclass B:\n"
+            "    def __lt__(self, other):\n        return 2\n")
+    uri = "file:///methods.py"
+    eng.open(uri, text, 1, "python")
+    eng.settings.update({"min_confidence": 0.0, "context_sources": ["document"]})
+    off = text.index("def __\n") + 6
+    comp = asyncio.run(eng.complete(uri, off, n=3, seed=0))
+    shown = [c.text for c in comp.items]
+    assert not any(t.startswith("le__") for t in shown) and comp.stats.get("dropped_redefines", 0) >= 1
+    # `def __l`: the document has `__le__` and `__lt__`; the rest of the word the engine shows under the gate
+    text2 = text.replace("def __\n", "def __l\n")
+    off2 = off + 1
+    assert word_head(text2, off2, "e__(self, other):").startswith("e__")  # and on, as far as the file agrees
+    assert Engine._word_head(text2, off2, "e__(self, other):", "python", None) == ""  # class A has it
+    assert Engine._word_head(text2, off2, "t__(self, other):", "python", None).startswith("t__")  # class B's only
+
+
+def test_a_rival_ranked_first_still_gives_the_word_being_typed(tiny_mask_model):
+    """The only line is the twin of the line above (``self.wait = wait`` again): never shown, but the word being
+    typed in it is the best guess there is, and shows as the rest of the word (before, nothing was shown)."""
+    from dgcomplete.engine import Engine
+    from dgcomplete.model import load_model
+
+    eng = Engine(load_model(tiny_mask_model), threads=1)
+    text = "def f(self):\n    self.stop = stop\n    self.wait = wait\n    self.w\n"
+    uri = "file:///rival.py"
+    eng.open(uri, text, 1, "python")
+    eng.settings.update({"min_confidence": 0.5, "context_sources": ["document"]})
+    comp = asyncio.run(eng.complete(uri, text.index("self.w\n") + 6, seed=0))
+    assert [(c.text, c.source) for c in comp.items] == [("ait", "word")]
+    assert comp.stats["dropped_repeats_neighbour"] == 1
 
 
 def test_a_line_of_modifiers_only_is_not_suggested():

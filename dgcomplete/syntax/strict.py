@@ -430,3 +430,111 @@ def sound(text: str, offset: int, cand: str, lang: str | None, tree: Any = None)
     if lang == "python" and not python_sound(text, offset, cand):
         return "python_parser"
     return ""
+
+
+_ID = r"[A-Za-z_$][\w$]*"
+# the start of a definition line, up to its name, per language: (pattern, its namespace). The name must be followed by
+# what a definition puts after it (or the line's end: a word typed at the name, see :func:`redefines`)
+_DEF_HEADS: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
+    "python": ((re.compile(rf"(?:async\s+)?def\s+({_ID})(?=\s*[(\[]|$)"), "name"),
+               (re.compile(rf"class\s+({_ID})(?=\s*[(:\[]|$)"), "name")),
+    "javascript": ((re.compile(rf"(?:export\s+)?(?:default\s+)?(?:async\s+)?function\s*\*?\s*({_ID})(?=\s*[(<]|$)"), "body"),
+                   (re.compile(rf"(?:export\s+)?(?:default\s+)?(?:abstract\s+)?class\s+({_ID})(?=[\s{{<]|$)"), "body"),
+                   (re.compile(rf"(?:export\s+)?(?:const|let)\s+({_ID})(?=\s*[=:])"), "name"),
+                   # a method: its parameters, then its body on the same line (a call with a callback has brackets)
+                   (re.compile(rf"((?:static\s+)?(?:(?:async|public|private|protected|readonly|override)\s+)*"
+                               rf"(?:[gs]et\s+)?\*?{_ID})(?=\s*\([^()]*\)\s*(?::[^{{]*)?\{{)"), "body")),
+    "go": ((re.compile(rf"func\s+((?:\(\s*(?:{_ID}\s+)?\*?\s*{_ID}[^)]*\)\s*)?{_ID})(?=\s*[(\[]|$)"), "name"),
+           (re.compile(rf"type\s+({_ID})(?=\s)"), "type")),
+    "rust": ((re.compile(rf"(?:pub(?:\([\w:]+\))?\s+)?(?:const\s+)?(?:async\s+)?(?:unsafe\s+)?"
+                         rf"(?:extern\s+\"\w+\"\s+)?fn\s+({_ID})(?=\s*[(<]|$)"), "name"),
+             (re.compile(rf"(?:pub(?:\([\w:]+\))?\s+)?(?:struct|enum|trait|union|mod)\s+({_ID})(?=[\s{{<;(]|$)"),
+              "type")),
+}
+_DEF_HEADS |= {"typescript": _DEF_HEADS["javascript"], "tsx": _DEF_HEADS["javascript"]}
+_NOT_METHODS = frozenset("if for while switch catch function return with do else try new typeof await".split())
+_MEMBER_WORDS = re.compile(r"\b(?:async|public|private|protected|readonly|override)\s+|\*")
+_RECEIVER = re.compile(rf"\(\s*(?:{_ID}\s+)?\*?\s*({_ID})[^)]*\)\s*")
+
+
+def defined_name(line: str, lang: str | None) -> tuple[str, bool] | None:
+    """(the name a definition line defines, keyed by its namespace; whether only a body makes it a definition) of a
+    stripped line, or None when it defines nothing. ``body``: in JavaScript and TypeScript a function, class or
+    method whose line does not end with ``{`` may be an overload signature (``function f(a: string): void;``)."""
+    for pattern, kind in _DEF_HEADS.get(lang or "", ()):
+        m = pattern.match(line)
+        if m is None:
+            continue
+        name = m.group(1)
+        if lang == "go":  # a method is keyed by its receiver's type, not the receiver's name
+            r = _RECEIVER.match(name)
+            name = f"{r.group(1)}.{name[r.end():]}" if r else name
+        elif kind == "body":
+            name = _MEMBER_WORDS.sub("", name)
+            if name.split()[-1] in _NOT_METHODS:
+                return None
+        return f"{kind == 'type' and 'type ' or ''}{' '.join(name.split())}", kind == "body"
+    return None
+
+
+def _decorated(text: str, ls: int, lang: str | None) -> bool:
+    """The line starting at ``ls`` has a decorator or an attribute above it (``@overload``, ``@x.setter``,
+    ``#[cfg(unix)]``, past doc comments; one over several lines ends with ``)`` or ``]`` on a line of its own or,
+    Rust's, with ``]``): a name defined again on purpose."""
+    while (above := previous_nonblank(text, ls)) is not None:
+        line = above[1].strip()
+        if line.startswith(("//", "#")) and not line.startswith("#["):
+            ls = above[0]  # a comment between the attribute and the definition
+            continue
+        return line.startswith(("@", "#[")) or line in (")", "):") or (lang == "rust" and line.endswith("]"))
+    return False
+
+
+def redefines(text: str, offset: int, cand: str, lang: str | None, tree: Any = None) -> bool:
+    """Accepting the candidate would make the line a definition of a name that a sibling already defines: a line at
+    the same indentation in the same block (no line less indented between) heads a definition of the same name.
+
+    Retrieval offers the definitions nearby and the model copies them, so while ``def __l`` is typed in a class
+    that has ``__le__``, ``def __le__(self, other):`` is offered again, as the ``__lt__`` being written is not;
+    typing the dev split's lines, such suggestions were never right. Defining a name twice in one scope is an error
+    (Go, Rust, ``let`` and ``const``) or a bug that hides the first (Python, JavaScript), so real code does it only
+    on purpose, and then with a decorator or an attribute (``@overload``, ``@x.setter``, ``#[cfg(unix)]``: allowed),
+    or as TypeScript overload signatures (a line without a body: allowed). Java, C# and C++ overload, and C's
+    preprocessor branches repeat definitions at one indentation: not checked. A candidate that only ends the name
+    being typed (the rest of a word) is checked as a definition of that name. With the document's ``tree``, lines
+    inside a string or a comment (code in a docstring's example, a test's source in a raw string) are left out.
+
+    Like :func:`repeats_neighbour`, applied after ranking: such a line is the rival of the one being written.
+    """
+    heads = _DEF_HEADS.get(lang or "")
+    if heads is None or "\n" in cand.rstrip("\n"):
+        return False
+    ls, le, line = edited_line(text, offset, cand)
+    got = defined_name(line, lang)
+    if got is None or _decorated(text, ls, lang):
+        return False
+    name, body = got
+    if (body and not line.endswith("{")) or name.endswith(" _") or name == "_" or (lang == "go" and name == "init"):
+        return False  # ``_``: a throwaway name; Go runs every ``init`` a file has
+
+    def quoted(at: int) -> bool:
+        return tree is not None and enclosing_literal(tree, shared_base(text, lang, tree).index.byte_offset(at)) is not None
+
+    if quoted(offset):
+        return False
+    full = text[ls:offset] + cand + text[offset:le]
+    indent = full[: len(full) - len(full.lstrip())]
+    bare = re.findall(_ID, name)[-1]
+    shallower = re.compile(rf"^(?!{re.escape(indent)})[ \t]*\S", re.M) if indent else None
+    # the lines at the same indentation that name it (few), then whether each defines it in the same block
+    for m in re.finditer(rf"^{re.escape(indent)}(?=\S)(.*(?<![\w$]){re.escape(bare)}(?![\w$]).*)$", text, re.M):
+        if ls <= m.start() <= le or defined_name(m.group(1).strip(), lang) != got:
+            continue
+        if body and not m.group(1).rstrip().endswith("{"):
+            continue
+        lo, hi = (m.end(), ls) if m.start() < ls else (le, m.start())
+        if shallower is not None and shallower.search(text, lo, hi):
+            continue  # another block
+        if not _decorated(text, m.start(), lang) and not quoted(m.start() + len(indent)):
+            return True
+    return False
