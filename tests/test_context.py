@@ -386,6 +386,9 @@ def test_a_definition_the_scope_already_has_is_a_redefinition():
     assert not redefines(setter, len(setter) - 1, "def x(self, v):", "python")
     decorated = "@overload\ndef f(a: int) -> int: ...\n\n\n"
     assert not redefines(decorated, len(decorated) - 1, "def f(a):", "python")
+    # a decorator that does not say so is no excuse: `@synchronized(lock)` above the first `register`
+    locked = "@synchronized(lock)\ndef register(hook, name):\n    pass\n\n\n"
+    assert redefines(locked, len(locked) - 1, "def register(hook, name):", "python")
     assert not redefines("def _(x):\n    pass\n\n\n", 22, "def _(y):", "python")
     doc = 'def f():\n    """Example:\n\n    class A:\n        pass\n    """\n    \n'
     at = len(doc) - 1

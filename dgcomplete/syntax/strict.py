@@ -477,16 +477,24 @@ def defined_name(line: str, lang: str | None) -> tuple[str, bool] | None:
     return None
 
 
-def _decorated(text: str, ls: int, lang: str | None) -> bool:
-    """The line starting at ``ls`` has a decorator or an attribute above it (``@overload``, ``@x.setter``,
-    ``#[cfg(unix)]``, past doc comments; one over several lines ends with ``)`` or ``]`` on a line of its own or,
-    Rust's, with ``]``): a name defined again on purpose."""
+def _decorated(text: str, ls: int, lang: str | None, name: str) -> bool:
+    """The line starting at ``ls`` is a definition made again on purpose, by what is right above it (past comments):
+    in Python a decorator that says so (``@overload``, or one naming the name: ``@x.setter``, ``@f.register``; not
+    ``@staticmethod`` or ``@synchronized(lock)``, which a definition made twice has as well), in other languages
+    any decorator or attribute (``#[cfg(unix)]``; one over several lines ends with ``]``, or ``)`` on a line of its
+    own)."""
+    said = re.compile(rf"\boverload\b|(?<![\w$]){re.escape(name)}(?![\w$])")
     while (above := previous_nonblank(text, ls)) is not None:
         line = above[1].strip()
+        ls = above[0]
         if line.startswith(("//", "#")) and not line.startswith("#["):
-            ls = above[0]  # a comment between the attribute and the definition
-            continue
-        return line.startswith(("@", "#[")) or line in (")", "):") or (lang == "rust" and line.endswith("]"))
+            continue  # a comment between the decorator and the definition
+        if lang != "python":
+            return line.startswith(("@", "#[")) or line in (")", "):") or (lang == "rust" and line.endswith("]"))
+        if not line.startswith("@"):
+            return line in (")", "):")  # the end of a decorator over several lines: cannot tell
+        if said.search(line):
+            return True
     return False
 
 
@@ -511,7 +519,7 @@ def redefines(text: str, offset: int, cand: str, lang: str | None, tree: Any = N
         return False
     ls, le, line = edited_line(text, offset, cand)
     got = defined_name(line, lang)
-    if got is None or _decorated(text, ls, lang):
+    if got is None or _decorated(text, ls, lang, re.findall(_ID, got[0])[-1]):
         return False
     name, body = got
     if (body and not line.endswith("{")) or name.endswith(" _") or name == "_" or (lang == "go" and name == "init"):
@@ -535,6 +543,6 @@ def redefines(text: str, offset: int, cand: str, lang: str | None, tree: Any = N
         lo, hi = (m.end(), ls) if m.start() < ls else (le, m.start())
         if shallower is not None and shallower.search(text, lo, hi):
             continue  # another block
-        if not _decorated(text, m.start(), lang) and not quoted(m.start() + len(indent)):
+        if not _decorated(text, m.start(), lang, bare) and not quoted(m.start() + len(indent)):
             return True
     return False
