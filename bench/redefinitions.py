@@ -4,9 +4,10 @@ The engine never shows a suggestion that makes the cursor's line a definition of
 indentation, same block) already defines (:func:`dgcomplete.syntax.strict.redefines`), nor the rest of a word that
 names one.  That is only safe if real code rarely does so itself; this runs the rule on every definition line of
 the training corpus's files (``make corpus``: the first ``--files`` of each language), as if that line were the
-suggestion being shown with the rest of the file in place, and counts those it would have hidden.
+suggestion being shown with the rest of the file in place, and counts those it would have hidden.  Ruby and PHP,
+which the corpus does not hold, are counted over the files of the held-out ``dev_ruby_php`` split (``--heldout``).
 
-    python -m bench.redefinitions [--files 1500] [--out FILE]
+    python -m bench.redefinitions [--files 1500] [--heldout dev_ruby_php] [--out FILE]
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dgcomplete.syntax import get_parser
 from dgcomplete.syntax.strict import defined_name, redefines
 
 from . import ROOT, emit
+from .heldout import load
 
 LANGS = ("python", "javascript", "typescript", "go", "rust")
 MAX_CHARS = 200_000
@@ -53,9 +55,21 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--files", type=int, default=1500)
     ap.add_argument("--corpus", default=str(ROOT / "data" / "corpus"))
+    ap.add_argument("--heldout", default="dev_ruby_php", help="a held-out split whose Ruby and PHP files are counted too")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "redefinitions.json"))
     a = ap.parse_args(argv)
     by_lang: dict[str, Any] = {}
+    if a.heldout:
+        tally: dict[str, list[int]] = {}
+        hidden_of: dict[str, Counter[str]] = {}
+        for f in load(a.heldout)["files"].values():
+            if f["lang"] in ("ruby", "php"):
+                n, fired = count(f["text"], f["lang"], hidden_of.setdefault(f["lang"], Counter()))
+                t = tally.setdefault(f["lang"], [0, 0])
+                t[0], t[1] = t[0] + n, t[1] + fired
+        for lang, (n, fired) in sorted(tally.items()):
+            by_lang[lang] = {"definitions": n, "hidden": fired, "hidden_pct": round(100 * fired / max(1, n), 3),
+                             "most_hidden": hidden_of[lang].most_common(8), "files": f"the {a.heldout} split's"}
     for lang in LANGS:
         total, hidden = [0, 0], Counter()
         with open(Path(a.corpus) / f"{lang}.jsonl") as f:
@@ -69,7 +83,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         by_lang[lang] = {"definitions": total[0], "hidden": total[1],
                          "hidden_pct": round(100 * total[1] / max(1, total[0]), 3),
                          "most_hidden": hidden.most_common(8)}
-    res = {"benchmark": "redefinitions", "files_per_language": a.files, "max_chars": MAX_CHARS, "by_language": by_lang}
+    res = {"benchmark": "redefinitions", "files_per_language": a.files, "max_chars": MAX_CHARS,
+           "heldout": a.heldout, "by_language": by_lang}
     emit(res, a.out)
     return res
 

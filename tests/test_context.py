@@ -370,7 +370,7 @@ def test_the_twin_of_a_neighbouring_line_is_never_shown(tiny_mask_model):
 def test_a_definition_the_scope_already_has_is_a_redefinition():
     """A definition line of a name a sibling (same indentation, same block) already defines: the copy of a nearby
     method, not the one being written; another block, a decorator or attribute, an overload signature, ``_`` and
-    Go's ``init`` repeat names on purpose; code inside a string is not the scope's."""
+    Go's ``init`` repeat names on purpose; code inside a string is not the scope's. Ruby and PHP methods too."""
     from dgcomplete.syntax import get_parser
 
     py = "class A:\n    def __le__(self, o):\n        return 1\n\n    def __l\n\n    def __eq__(self, o):\n        pass\n"
@@ -414,6 +414,14 @@ def test_a_definition_the_scope_already_has_is_a_redefinition():
     assert not redefines(rs, at, "fn now() -> u64 {", "rust")  # the first one is for unix only
     plain = rs.replace("    #[cfg(unix)]\n", "")
     assert redefines(plain, plain.index("    \n}") + 4, "fn now() -> u64 {", "rust")
+    rb = "class A\n  def size\n    1\n  end\n\n  \nend\n\nclass A\n  def count\n  end\nend\n"
+    at = rb.index("  \nend") + 2
+    assert redefines(rb, at, "def size", "ruby") and not redefines(rb, at, "def length", "ruby")
+    assert not redefines(rb, rb.index("  def count") + 2, "def size", "ruby")  # the class reopened: another block
+    php = "<?php\nclass A {\n    public function getVersion() {\n    }\n\n    \n}\n"
+    at = php.index("    \n}") + 4
+    assert redefines(php, at, "public function getVersion()", "php")
+    assert not redefines(php, at, "public function isZero()", "php")
     java = "class A {\n    void f(int a) {\n    }\n\n    \n}\n"
     assert not redefines(java, java.index("    \n}") + 4, "void f(String s) {", "java")  # Java overloads
 

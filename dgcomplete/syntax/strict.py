@@ -451,7 +451,13 @@ _DEF_HEADS: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
              (re.compile(rf"(?:pub(?:\([\w:]+\))?\s+)?(?:struct|enum|trait|union|mod)\s+({_ID})(?=[\s{{<;(]|$)"),
               "type")),
 }
-_DEF_HEADS |= {"typescript": _DEF_HEADS["javascript"], "tsx": _DEF_HEADS["javascript"]}
+_DEF_HEADS |= {"typescript": _DEF_HEADS["javascript"], "tsx": _DEF_HEADS["javascript"],
+               # Ruby reopens classes and modules on purpose: only methods
+               "ruby": ((re.compile(r"def\s+((?:self\.)?[A-Za-z_]\w*[?!=]?)(?=[\s(;]|$)"), "name"),),
+               "php": ((re.compile(r"(?:(?:public|private|protected|static|final|abstract)\s+)*function\s+&?([A-Za-z_]\w*)"
+                                   r"(?=\s*\(|$)"), "name"),
+                       (re.compile(r"(?:(?:final|abstract|readonly)\s+)*(?:class|interface|trait|enum)\s+([A-Za-z_]\w*)"
+                                   r"(?=[\s{]|$)"), "type"))}
 _NOT_METHODS = frozenset("if for while switch catch function return with do else try new typeof await".split())
 _MEMBER_WORDS = re.compile(r"\b(?:async|public|private|protected|readonly|override)\s+|\*")
 _RECEIVER = re.compile(rf"\(\s*(?:{_ID}\s+)?\*?\s*({_ID})[^)]*\)\s*")
