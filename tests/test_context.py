@@ -377,6 +377,7 @@ def test_a_definition_the_scope_already_has_is_a_redefinition():
     off = py.index("def __l\n") + 7
     assert redefines(py, off, "e__(self, other):", "python") and redefines(py, off, "e__", "python")  # a word's rest
     assert not redefines(py, off, "t__(self, other):", "python")
+    assert redefines(py, off, "e__(self, other):\n        return 2", "python")  # a block: its first line decides
     blank = py.replace("def __l\n", "\n")
     at = blank.index("    \n\n    def __eq") + 4
     assert redefines(blank, at, "def __eq__(self):", "python") and not redefines(blank, at, "def __ne__(self):", "python")

@@ -520,10 +520,9 @@ def redefines(text: str, offset: int, cand: str, lang: str | None, tree: Any = N
 
     Like :func:`repeats_neighbour`, applied after ranking: such a line is the rival of the one being written.
     """
-    heads = _DEF_HEADS.get(lang or "")
-    if heads is None or "\n" in cand.rstrip("\n"):
+    if lang not in _DEF_HEADS:
         return False
-    ls, le, line = edited_line(text, offset, cand)
+    ls, le, line = edited_line(text, offset, cand)  # a block's first line: the definition it starts
     got = defined_name(line, lang)
     if got is None or _decorated(text, ls, lang, re.findall(_ID, got[0])[-1]):
         return False
@@ -536,7 +535,7 @@ def redefines(text: str, offset: int, cand: str, lang: str | None, tree: Any = N
 
     if quoted(offset):
         return False
-    full = text[ls:offset] + cand + text[offset:le]
+    full = text[ls:offset] + cand.split("\n", 1)[0]
     indent = full[: len(full) - len(full.lstrip())]
     bare = re.findall(_ID, name)[-1]
     shallower = re.compile(rf"^(?!{re.escape(indent)})[ \t]*\S", re.M) if indent else None
