@@ -55,7 +55,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("--files", type=int, default=1500)
     ap.add_argument("--corpus", default=str(ROOT / "data" / "corpus"))
-    ap.add_argument("--heldout", default="dev_ruby_php", help="a held-out split whose Ruby and PHP files are counted too")
+    ap.add_argument("--heldout", default="dev_ruby_php",
+                    help="a held-out split whose Ruby and PHP files are counted too")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "redefinitions.json"))
     a = ap.parse_args(argv)
     by_lang: dict[str, Any] = {}

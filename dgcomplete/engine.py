@@ -568,7 +568,8 @@ class Engine:
             # the line is not sure, the word being typed may be: its rest, when the document has that word
             # (not from the next candidates: typing the dev split, their heads were right 6 times in 19)
             # from the best line as ranked: a rival never shown as a line (the twin of a neighbour, a method the
-            # class has) still begins with the word being typed (one character, as above, is no line to take it from)
+            # class has) still begins with the word being typed (one character, as above, is no line to take it
+            # from)
             first = next((c for c in ranked if saves_keystrokes(c.text)), top)
             rest = self._word_head(text, offset, first.text, s.lang, s.doc.tree)
             if rest:
@@ -826,8 +827,8 @@ class Engine:
 
         ``drops`` counts why candidates were dropped (empty, duplicate, repeats_suffix, syntax, glues,
         empty_comment, empty_string, duplicate_import, dangling_modifiers, return_mismatch, python_parser, and
-        repeats_neighbour and redefines: ranked as rivals, then never shown) for the stats; ``dropped`` receives those the
-        checks dropped, as written (the word being typed may be right in them). ``vetted``: the model thread
+        repeats_neighbour and redefines: ranked as rivals, then never shown) for the stats; ``dropped`` receives
+        those the checks dropped, as written (the word being typed may be right in them). ``vetted``: the model thread
         already ran these checks on the same text (the local backend), so they are not run twice per keystroke.
         ``ranked`` receives every distinct line in rank order, the rivals dropped after ranking among them.
         """

@@ -438,7 +438,8 @@ _ID = r"[A-Za-z_$][\w$]*"
 _DEF_HEADS: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
     "python": ((re.compile(rf"(?:async\s+)?def\s+({_ID})(?=\s*[(\[]|$)"), "name"),
                (re.compile(rf"class\s+({_ID})(?=\s*[(:\[]|$)"), "name")),
-    "javascript": ((re.compile(rf"(?:export\s+)?(?:default\s+)?(?:async\s+)?function\s*\*?\s*({_ID})(?=\s*[(<]|$)"), "body"),
+    "javascript": ((re.compile(rf"(?:export\s+)?(?:default\s+)?(?:async\s+)?function\s*\*?\s*({_ID})"
+                               rf"(?=\s*[(<]|$)"), "body"),
                    (re.compile(rf"(?:export\s+)?(?:default\s+)?(?:abstract\s+)?class\s+({_ID})(?=[\s{{<]|$)"), "body"),
                    (re.compile(rf"(?:export\s+)?(?:const|let)\s+({_ID})(?=\s*[=:])"), "name"),
                    # a method: its parameters, then its body on the same line (a call with a callback has brackets)
@@ -454,8 +455,8 @@ _DEF_HEADS: dict[str, tuple[tuple[re.Pattern[str], str], ...]] = {
 _DEF_HEADS |= {"typescript": _DEF_HEADS["javascript"], "tsx": _DEF_HEADS["javascript"],
                # Ruby reopens classes and modules on purpose: only methods
                "ruby": ((re.compile(r"def\s+((?:self\.)?[A-Za-z_]\w*[?!=]?)(?=[\s(;]|$)"), "name"),),
-               "php": ((re.compile(r"(?:(?:public|private|protected|static|final|abstract)\s+)*function\s+&?([A-Za-z_]\w*)"
-                                   r"(?=\s*\(|$)"), "name"),
+               "php": ((re.compile(r"(?:(?:public|private|protected|static|final|abstract)\s+)*"
+                                   r"function\s+&?([A-Za-z_]\w*)(?=\s*\(|$)"), "name"),
                        (re.compile(r"(?:(?:final|abstract|readonly)\s+)*(?:class|interface|trait|enum)\s+([A-Za-z_]\w*)"
                                    r"(?=[\s{]|$)"), "type"))}
 _NOT_METHODS = frozenset("if for while switch catch function return with do else try new typeof await".split())
@@ -511,12 +512,14 @@ def redefines(text: str, offset: int, cand: str, lang: str | None, tree: Any = N
     Retrieval offers the definitions nearby and the model copies them, so while ``def __l`` is typed in a class
     that has ``__le__``, ``def __le__(self, other):`` is offered again, as the ``__lt__`` being written is not;
     typing the dev split's lines, such suggestions were never right. Defining a name twice in one scope is an error
-    (Go, Rust, ``let`` and ``const``) or a bug that hides the first (Python, JavaScript), so real code does it only
-    on purpose, and then with a decorator or an attribute (``@overload``, ``@x.setter``, ``#[cfg(unix)]``: allowed),
-    or as TypeScript overload signatures (a line without a body: allowed). Java, C# and C++ overload, and C's
-    preprocessor branches repeat definitions at one indentation: not checked. A candidate that only ends the name
-    being typed (the rest of a word) is checked as a definition of that name. With the document's ``tree``, lines
-    inside a string or a comment (code in a docstring's example, a test's source in a raw string) are left out.
+    (Go, Rust, PHP, ``let`` and ``const``) or a bug that hides the first (Python, JavaScript, Ruby), so real code does
+    it only on purpose, and then with a decorator or an attribute (``@overload``, ``@x.setter``, ``#[cfg(unix)]``:
+    allowed; see :func:`_decorated`), or as TypeScript overload signatures (a line without a body: allowed). Java,
+    C# and C++ overload, and C's preprocessor branches repeat definitions at one indentation: not checked. Ruby
+    reopens classes: only its methods are. A candidate of several lines is read by its first, and one that only ends
+    the name being typed (the rest of a word) is checked as a definition of that name. With the document's
+    ``tree``, lines inside a string or a comment (code in a docstring's example, a test's source in a raw string)
+    are left out.
 
     Like :func:`repeats_neighbour`, applied after ranking: such a line is the rival of the one being written.
     """
@@ -531,7 +534,9 @@ def redefines(text: str, offset: int, cand: str, lang: str | None, tree: Any = N
         return False  # ``_``: a throwaway name; Go runs every ``init`` a file has
 
     def quoted(at: int) -> bool:
-        return tree is not None and enclosing_literal(tree, shared_base(text, lang, tree).index.byte_offset(at)) is not None
+        if tree is None:
+            return False
+        return enclosing_literal(tree, shared_base(text, lang, tree).index.byte_offset(at)) is not None
 
     if quoted(offset):
         return False
