@@ -626,7 +626,7 @@ class Engine:
         the scope already has (``def __l`` + ``e__`` where the class has ``__le__``: :func:`redefines`) or, with what
         follows it where the file agrees, makes the line the twin of a neighbour (:func:`repeats_neighbour`)."""
         rest = word_head(text, offset, cand)
-        if rest and (redefines(text, offset, rest, lang, tree) or repeats_neighbour(text, offset, rest)):
+        if rest and (redefines(text, offset, rest, lang, tree, word=True) or repeats_neighbour(text, offset, rest)):
             return ""
         return rest
 

@@ -419,6 +419,9 @@ def test_a_definition_the_scope_already_has_is_a_redefinition():
     at = rb.index("  \nend") + 2
     assert redefines(rb, at, "def size", "ruby") and not redefines(rb, at, "def length", "ruby")
     assert not redefines(rb, rb.index("  def count") + 2, "def size", "ruby")  # the class reopened: another block
+    typed = rb.replace("  \nend", "  def si\nend", 1)
+    at = typed.index("def si\n") + 6  # `size` ends the word, but `size?` or `size=` may be the name being written
+    assert redefines(typed, at, "ze", "ruby") and not redefines(typed, at, "ze", "ruby", word=True)
     php = "<?php\nclass A {\n    public function getVersion() {\n    }\n\n    \n}\n"
     at = php.index("    \n}") + 4
     assert redefines(php, at, "public function getVersion()", "php")

@@ -505,7 +505,7 @@ def _decorated(text: str, ls: int, lang: str | None, name: str) -> bool:
     return False
 
 
-def redefines(text: str, offset: int, cand: str, lang: str | None, tree: Any = None) -> bool:
+def redefines(text: str, offset: int, cand: str, lang: str | None, tree: Any = None, *, word: bool = False) -> bool:
     """Accepting the candidate would make the line a definition of a name that a sibling already defines: a line at
     the same indentation in the same block (no line less indented between) heads a definition of the same name.
 
@@ -519,11 +519,12 @@ def redefines(text: str, offset: int, cand: str, lang: str | None, tree: Any = N
     reopens classes: only its methods are. A candidate of several lines is read by its first, and one that only ends
     the name being typed (the rest of a word) is checked as a definition of that name. With the document's
     ``tree``, lines inside a string or a comment (code in a docstring's example, a test's source in a raw string)
-    are left out.
+    are left out. ``word``: the candidate is the rest of the word being typed, which a Ruby method's name may go on
+    from with ``?``, ``!`` or ``=`` (``def check_unknown_options`` + ``!`` beside ``def check_unknown_options``).
 
     Like :func:`repeats_neighbour`, applied after ranking: such a line is the rival of the one being written.
     """
-    if lang not in _DEF_HEADS:
+    if lang not in _DEF_HEADS or (word and lang == "ruby"):
         return False
     ls, le, line = edited_line(text, offset, cand)  # a block's first line: the definition it starts
     got = defined_name(line, lang)
