@@ -795,10 +795,9 @@ class Engine:
         In a JavaScript or TypeScript file without semicolons, a line's ending ``;`` is dropped (:mod:`syntax.style`).
         Dropped: empty, only repeating the suffix, new syntax errors, or unsound by the language's strict check
         (:func:`syntax.strict.sound`: glued identifiers, a line that says nothing, an import the file has, a line
-        of modifiers only, a return that does not fit the function, a comment no one started, Python's own
-        parser). The model thread runs it
-        on its copy of the tree before scoring (what will not be shown is not scored); post-processing runs it
-        again.
+        of modifiers only, a return that does not fit the function, a header naming a parameter twice, a comment no
+        one started, Python's own parser). The model thread runs it on its copy of the tree before scoring (what will
+        not be shown is not scored); post-processing runs it again.
         """
         suffix = text[offset:]
         next_line = suffix.split("\n", 2)[1] if suffix.startswith("\n") and suffix.count("\n") >= 1 else ""
@@ -826,10 +825,11 @@ class Engine:
         """Cut to the plan at syntax boundaries, drop unsound or redundant candidates, rank by the gate.
 
         ``drops`` counts why candidates were dropped (empty, duplicate, repeats_suffix, syntax, glues,
-        empty_comment, empty_string, duplicate_import, dangling_modifiers, return_mismatch, python_parser, and
-        repeats_neighbour and redefines: ranked as rivals, then never shown) for the stats; ``dropped`` receives
-        those the checks dropped, as written (the word being typed may be right in them). ``vetted``: the model thread
-        already ran these checks on the same text (the local backend), so they are not run twice per keystroke.
+        empty_comment, empty_string, duplicate_import, dangling_modifiers, return_mismatch, duplicate_parameters,
+        python_parser, and repeats_neighbour and redefines: ranked as rivals, then never shown) for the stats;
+        ``dropped`` receives those the checks dropped, as written (the word being typed may be right in them).
+        ``vetted``: the model thread already ran these checks on the same text (the local backend), so they are not
+        run twice per keystroke.
         ``ranked`` receives every distinct line in rank order, the rivals dropped after ranking among them.
         """
         drops = {} if drops is None else drops

@@ -12,7 +12,14 @@ from hypothesis import strategies as st
 
 from dgcomplete.context import ContextIndex, is_comment_line, shape, word_head
 from dgcomplete.gate import Gate, feature_vector
-from dgcomplete.syntax.strict import glues, python_sound, redefines, repeats_neighbour, sound
+from dgcomplete.syntax.strict import (
+    duplicate_parameters,
+    glues,
+    python_sound,
+    redefines,
+    repeats_neighbour,
+    sound,
+)
 from dgcomplete.types import Candidate
 
 SRC = """class Point:
@@ -478,6 +485,27 @@ def test_a_rival_ranked_first_still_gives_the_word_being_typed(tiny_mask_model):
     comp = asyncio.run(eng.complete(uri, text.index("self.w\n") + 6, seed=0))
     assert [(c.text, c.source) for c in comp.items] == [("ait", "word")]
     assert comp.stats["dropped_repeats_neighbour"] == 1
+
+
+def test_a_header_that_names_a_parameter_twice_is_not_suggested():
+    """``function skip(state, comments, state) {``: the model repeats the first parameter to fill a list it cannot
+    see the end of; an error in Python and strict JavaScript. Calls, conditions, destructuring, defaults with
+    commas and arrow functions as arguments are no headers, or name nothing twice."""
+    blank = "x\n\n"
+    for cand, lang in (("def f(self, a, a):", "python"), ("def f[T](a: T, a: T) -> T:", "python"),
+                       ("function skip(state, comments, state) {", "javascript"),
+                       ("const f = (a, b, a) => a", "typescript"), ("async (req, res, req) => {", "javascript"),
+                       ("constructor(private a: string, public a: number) {", "typescript")):
+        assert sound(blank, 2, cand, lang) == "duplicate_parameters", cand
+    for cand, lang in (("def f(self, a, b=(1, 2), *args, **kw):", "python"), ("def f(*, a, b):", "python"),
+                       ("foo(a, a)", "javascript"), ("if (a, a) {", "javascript"), ("f({a, b}, [a, b]) {", "javascript"),
+                       ("foo(a, (b) => b, a)", "javascript"), ("items.map((x, i) => f(x, x))", "typescript")):
+        assert not duplicate_parameters(blank, 2, cand, lang), cand
+    typed = "x\ndef step(self, \n"  # what is typed counts: `self` typed, `self):` suggested
+    assert sound(typed, len(typed) - 1, "self):", "python") == "duplicate_parameters"
+    from bench.duplicate_parameters import count
+
+    assert count("def f(a, b):\n    pass\ndef g(a, a):\n    f(a, a)\n", "python") == [2, 1]
 
 
 def test_a_line_of_modifiers_only_is_not_suggested():

@@ -387,6 +387,65 @@ def return_mismatch(text: str, offset: int, cand: str, lang: str | None, tree: A
     return False
 
 
+_PARAM_LISTS = {
+    "python": re.compile(r"(?:async\s+)?def\s+\w+\s*(?:\[.*\])?\s*\((.*)\)\s*(?:->.*)?:"),
+    # a function or method header with its body opened on the line, or an arrow function's parameters
+    "javascript": re.compile(r"(?:.*?\bfunction\b\s*\*?\s*[\w$]*|(?!(?:if|for|while|switch|catch|with|return)\b)[\w$]+)"
+                             r"\s*(?:<[^()]*>)?\s*\((.*)\)\s*(?::[^{=]*)?\{"
+                             r"|(?:.*?[=(,:]\s*)?(?:async\s+)?\((.*)\)\s*(?::[^=]*)?=>.*"),
+}
+_PARAM_LISTS |= {"typescript": _PARAM_LISTS["javascript"], "tsx": _PARAM_LISTS["javascript"]}
+_PARAM_NAME = {"python": re.compile(r"\s*\*{0,2}\s*([A-Za-z_]\w*)"),
+               "javascript": re.compile(r"\s*(?:\.\.\.)?\s*(?:(?:public|private|protected|readonly)\s+)*([A-Za-z_$][\w$]*)")}
+_PARAM_NAME |= {"typescript": _PARAM_NAME["javascript"], "tsx": _PARAM_NAME["javascript"]}
+
+
+def _top_level_parts(params: str) -> list[str] | None:
+    """``params`` split at its top-level commas; None when its brackets or quotes do not balance."""
+    parts, depth, quote, start = [], 0, "", 0
+    for i, ch in enumerate(params):
+        if quote:
+            quote = "" if ch == quote else quote
+        elif ch in "\"'`":
+            quote = ch
+        elif ch in "([{<":
+            depth += 1
+        elif ch in ")]}>":
+            depth -= 1
+            if depth < 0:
+                return None
+        elif ch == "," and depth == 0:
+            parts.append(params[start:i])
+            start = i + 1
+    if depth or quote:
+        return None
+    return [*parts, params[start:]]
+
+
+def duplicate_parameters(text: str, offset: int, cand: str, lang: str | None) -> bool:
+    """Accepting the candidate would leave a function header that names a parameter twice (``def f(self, a, a):``,
+    ``function skip(state, comments, state) {``): an error in Python and in JavaScript's strict mode, modules,
+    classes and arrow functions, and never what is meant. The model writes them when it repeats the first
+    parameter to fill a list it cannot see the end of. Python and JavaScript/TypeScript headers on one line."""
+    pattern = _PARAM_LISTS.get(lang or "")
+    if pattern is None:
+        return False
+    m = pattern.fullmatch(edited_line(text, offset, cand)[2])
+    params = next((g for g in m.groups() if g is not None), None) if m else None
+    parts = _top_level_parts(params) if params else None
+    if not parts:
+        return False
+    names = []
+    for p in parts:
+        if not p.strip() or p.strip() in ("*", "/") or p.lstrip()[:1] in "{[":
+            continue  # a bare `*` or `/`, a destructuring pattern
+        n = _PARAM_NAME[lang].match(p)
+        if n is None:
+            return False  # not a parameter list after all
+        names.append(n.group(1))
+    return len(names) != len(set(names))
+
+
 def unasked_comment(text: str, offset: int, cand: str, lang: str | None, tree: Any = None) -> bool:
     """The candidate begins a comment the user has not started: nothing on the line before the cursor opens one,
     the line above is not a comment, and (with the document's ``tree``) the cursor is not inside a comment or a
@@ -425,6 +484,8 @@ def sound(text: str, offset: int, cand: str, lang: str | None, tree: Any = None)
         return "dangling_modifiers"
     if return_mismatch(text, offset, cand, lang, tree):
         return "return_mismatch"
+    if duplicate_parameters(text, offset, cand, lang):
+        return "duplicate_parameters"
     if unasked_comment(text, offset, cand, lang, tree):
         return "unasked_comment"
     if lang == "python" and not python_sound(text, offset, cand):
