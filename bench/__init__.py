@@ -15,6 +15,8 @@ import statistics
 import sys
 import sysconfig
 import time
+from collections.abc import Iterator
+from itertools import islice
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +28,14 @@ DATA = ROOT.parent / "shared" / "data"  # evaluation data (see ../shared/data/RE
 # stdlib modules re-typed for latency (they are in the training corpus: never used for quality)
 STDLIB_MODULES = ("textwrap.py", "heapq.py", "shlex.py")
 FIXTURE_FILES = (("inventory.py", "python"), ("eventbus.js", "javascript"), ("lru.go", "go"))
+
+
+def corpus_texts(corpus: str | Path, lang: str, files: int) -> Iterator[str]:
+    """The texts of the first ``files`` files of one language of the training corpus (``make corpus``): what the
+    base-rate benches (neighbour_twins, redefinitions, duplicate_parameters) run the engine's rules over."""
+    with open(Path(corpus) / f"{lang}.jsonl") as f:
+        for row in islice(f, files):
+            yield json.loads(row)["text"]
 
 
 # ---- model --------------------------------------------------------------------------------------------------

@@ -10,15 +10,12 @@ the rule reads as a function header is run through it, as if it were the suggest
 from __future__ import annotations
 
 import argparse
-import json
 from collections import Counter
-from itertools import islice
-from pathlib import Path
 from typing import Any
 
 from dgcomplete.syntax.strict import _PARAM_LISTS, duplicate_parameters
 
-from . import ROOT, emit
+from . import ROOT, corpus_texts, emit
 
 LANGS = ("python", "javascript", "typescript")
 MAX_LINE = 300
@@ -48,11 +45,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     by_lang: dict[str, Any] = {}
     for lang in LANGS:
         total, hits = [0, 0], Counter()
-        with open(Path(a.corpus) / f"{lang}.jsonl") as f:
-            for row in islice(f, a.files):
-                n, fired = count(json.loads(row)["text"], lang, hits)
-                total[0] += n
-                total[1] += fired
+        for text in corpus_texts(a.corpus, lang, a.files):
+            n, fired = count(text, lang, hits)
+            total[0] += n
+            total[1] += fired
         by_lang[lang] = {"headers": total[0], "naming_a_parameter_twice": total[1], "examples": hits.most_common(8)}
     res = {"benchmark": "duplicate_parameters", "files_per_language": a.files, "by_language": by_lang,
            "typing_dev": "typing the dev split on the engine before the rule, one such suggestion was read, wrong: "

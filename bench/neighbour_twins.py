@@ -12,14 +12,11 @@ of each language), the lines that are such twins, and apart the lines of one nam
 from __future__ import annotations
 
 import argparse
-import json
-from itertools import islice
-from pathlib import Path
 from typing import Any
 
 from dgcomplete.syntax.strict import _NAMES, twin_of_neighbour
 
-from . import ROOT, emit
+from . import ROOT, corpus_texts, emit
 
 LANGS = ("python", "javascript", "typescript", "go", "java", "c", "rust")
 
@@ -53,11 +50,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     by_lang: dict[str, Any] = {}
     for lang in LANGS:
         total = {"names_2_or_more": [0, 0], "names_0_or_1": [0, 0]}
-        with open(Path(a.corpus) / f"{lang}.jsonl") as f:
-            for row in islice(f, a.files):
-                for k, (n, t) in count(json.loads(row)["text"]).items():
-                    total[k][0] += n
-                    total[k][1] += t
+        for text in corpus_texts(a.corpus, lang, a.files):
+            for k, (n, t) in count(text).items():
+                total[k][0] += n
+                total[k][1] += t
         by_lang[lang] = {k: {"lines": n, "twins": t, "share_pct": round(100 * t / max(1, n), 3)}
                          for k, (n, t) in total.items()}
     res = {"benchmark": "neighbour_twins", "command": "python -m bench.neighbour_twins", "files_per_language": a.files,

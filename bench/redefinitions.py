@@ -13,16 +13,13 @@ which the corpus does not hold, are counted over the files of the held-out ``dev
 from __future__ import annotations
 
 import argparse
-import json
 from collections import Counter
-from itertools import islice
-from pathlib import Path
 from typing import Any
 
 from dgcomplete.syntax import get_parser
 from dgcomplete.syntax.strict import defined_name, redefines
 
-from . import ROOT, emit
+from . import ROOT, corpus_texts, emit
 from .heldout import load
 
 LANGS = ("python", "javascript", "typescript", "go", "rust")
@@ -73,14 +70,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                              "most_hidden": hidden_of[lang].most_common(8), "files": f"the {a.heldout} split's"}
     for lang in LANGS:
         total, hidden = [0, 0], Counter()
-        with open(Path(a.corpus) / f"{lang}.jsonl") as f:
-            for row in islice(f, a.files):
-                text = json.loads(row)["text"]
-                if len(text) > MAX_CHARS:
-                    continue
-                n, fired = count(text, lang, hidden)
-                total[0] += n
-                total[1] += fired
+        for text in corpus_texts(a.corpus, lang, a.files):
+            if len(text) > MAX_CHARS:
+                continue
+            n, fired = count(text, lang, hidden)
+            total[0] += n
+            total[1] += fired
         by_lang[lang] = {"definitions": total[0], "hidden": total[1],
                          "hidden_pct": round(100 * total[1] / max(1, total[0]), 3),
                          "most_hidden": hidden.most_common(8)}

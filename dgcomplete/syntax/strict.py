@@ -337,19 +337,7 @@ def _values(expr: str, lang: str) -> int:
         return 0
     if lang != "go":
         return 1
-    depth, n, quote = 0, 1, ""
-    for ch in expr:
-        if quote:
-            quote = "" if ch == quote else quote
-        elif ch in "\"'`":
-            quote = ch
-        elif ch in "([{":
-            depth += 1
-        elif ch in ")]}":
-            depth -= 1
-        elif ch == "," and depth == 0:
-            n += 1
-    return n
+    return len(_top_level_parts(expr, "([{", ")]}", strict=False) or [expr])
 
 
 def return_mismatch(text: str, offset: int, cand: str, lang: str | None, tree: Any) -> bool:
@@ -400,24 +388,25 @@ _PARAM_NAME = {"python": re.compile(r"\s*\*{0,2}\s*([A-Za-z_]\w*)"),
 _PARAM_NAME |= {"typescript": _PARAM_NAME["javascript"], "tsx": _PARAM_NAME["javascript"]}
 
 
-def _top_level_parts(params: str) -> list[str] | None:
-    """``params`` split at its top-level commas; None when its brackets or quotes do not balance."""
+def _top_level_parts(params: str, opens: str = "([{<", closes: str = ")]}>", strict: bool = True) -> list[str] | None:
+    """``params`` split at its top-level commas (outside brackets and quotes). ``strict``: None when its brackets
+    or quotes do not balance (else a stray closer is read as closing nothing)."""
     parts, depth, quote, start = [], 0, "", 0
     for i, ch in enumerate(params):
         if quote:
             quote = "" if ch == quote else quote
         elif ch in "\"'`":
             quote = ch
-        elif ch in "([{<":
+        elif ch in opens:
             depth += 1
-        elif ch in ")]}>":
+        elif ch in closes:
             depth -= 1
-            if depth < 0:
+            if depth < 0 and strict:
                 return None
         elif ch == "," and depth == 0:
             parts.append(params[start:i])
             start = i + 1
-    if depth or quote:
+    if strict and (depth or quote):
         return None
     return [*parts, params[start:]]
 
