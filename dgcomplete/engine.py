@@ -564,14 +564,13 @@ class Engine:
                 items = kept
                 gated = "" if items else "only a one-character suggestion (accepting it saves no keystroke)"
         top = items[0] if items else None
+        # the best line as ranked that saves a keystroke: a rival never shown as a line (the twin of a neighbour, a
+        # method the class has) still begins with the word being typed (one character is no line to take it from)
+        first = next((c for c in ranked if saves_keystrokes(c.text)), None)
         if top is not None and n <= 1 and top.confidence is not None and top.confidence < floor:
             # the line is not sure, the word being typed may be: its rest, when the document has that word
             # (not from the next candidates: typing the dev split, their heads were right 6 times in 19)
-            # from the best line as ranked: a rival never shown as a line (the twin of a neighbour, a method the
-            # class has) still begins with the word being typed (one character, as above, is no line to take it
-            # from)
-            first = next((c for c in ranked if saves_keystrokes(c.text)), top)
-            rest = self._word_head(text, offset, first.text, s.lang, s.doc.tree)
+            rest = self._word_head(text, offset, (first or top).text, s.lang, s.doc.tree)
             if rest:
                 top = Candidate(rest, top.score, "word", dict(top.features), top.confidence)
                 items = [top]
@@ -592,7 +591,7 @@ class Engine:
         elif top is None and not gated and n <= 1 and floor > 0:
             # every line was dropped as unsound, yet the word being typed may be right in the first that has one
             # (typing the dev split: right 15 times in 20, as often as the heads of lines the gate hides)
-            rest = next((h for c in [c for c in ranked if saves_keystrokes(c.text)][:1] + dropped
+            rest = next((h for c in ([first] if first else []) + dropped
                          if (h := self._word_head(text, offset, c.text, s.lang, s.doc.tree))), "")
             if rest:
                 top = Candidate(rest, 0.0, "word", {"dropped": 1.0}, 0.0)

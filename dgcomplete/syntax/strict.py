@@ -245,8 +245,8 @@ def repeats_neighbour(text: str, offset: int, cand: str) -> bool:
     never what is being written: typing the dev split's lines, none of the 25 such suggestions was right (all 25
     next to their twin, no blank line between). Real code rarely puts a line with two names next to its twin
     (0.04-0.17 % of such lines in each of the corpus's seven languages); a line of one name or none (``}``,
-    ``#endif``, ``try:``, ``None,``) does so in 2-19 % and stays allowed (``bench/results/neighbour_twins.json``). A blank line between ends the
-    neighbourhood: a notebook's next cell (one blank line down in its layout) may well start by running the
+    ``#endif``, ``try:``, ``None,``) does so in 2-19 % and stays allowed (``bench/results/neighbour_twins.json``).
+    A blank line between ends the neighbourhood: a notebook's next cell (one blank line down in its layout) may well start by running the
     previous cell's last line again.
 
     Not one of :func:`sound`'s checks: the engine drops such a line after ranking, so that it still counts as the
@@ -337,7 +337,7 @@ def _values(expr: str, lang: str) -> int:
         return 0
     if lang != "go":
         return 1
-    return len(_top_level_parts(expr, "([{", ")]}", strict=False) or [expr])
+    return len(_top_level_parts(expr, "([{", ")]}")[0])
 
 
 def return_mismatch(text: str, offset: int, cand: str, lang: str | None, tree: Any) -> bool:
@@ -388,10 +388,10 @@ _PARAM_NAME = {"python": re.compile(r"\s*\*{0,2}\s*([A-Za-z_]\w*)"),
 _PARAM_NAME |= {"typescript": _PARAM_NAME["javascript"], "tsx": _PARAM_NAME["javascript"]}
 
 
-def _top_level_parts(params: str, opens: str = "([{<", closes: str = ")]}>", strict: bool = True) -> list[str] | None:
-    """``params`` split at its top-level commas (outside brackets and quotes). ``strict``: None when its brackets
-    or quotes do not balance (else a stray closer is read as closing nothing)."""
-    parts, depth, quote, start = [], 0, "", 0
+def _top_level_parts(params: str, opens: str = "([{<", closes: str = ")]}>") -> tuple[list[str], bool]:
+    """``params`` split at its top-level commas (outside brackets and quotes), and whether its brackets and quotes
+    balance (after a stray closer, commas no longer count as top-level)."""
+    parts, depth, quote, start, balanced = [], 0, "", 0, True
     for i, ch in enumerate(params):
         if quote:
             quote = "" if ch == quote else quote
@@ -401,14 +401,11 @@ def _top_level_parts(params: str, opens: str = "([{<", closes: str = ")]}>", str
             depth += 1
         elif ch in closes:
             depth -= 1
-            if depth < 0 and strict:
-                return None
+            balanced = balanced and depth >= 0
         elif ch == "," and depth == 0:
             parts.append(params[start:i])
             start = i + 1
-    if strict and (depth or quote):
-        return None
-    return [*parts, params[start:]]
+    return [*parts, params[start:]], balanced and not depth and not quote
 
 
 def duplicate_parameters(text: str, offset: int, cand: str, lang: str | None) -> bool:
@@ -421,12 +418,12 @@ def duplicate_parameters(text: str, offset: int, cand: str, lang: str | None) ->
         return False
     m = pattern.fullmatch(edited_line(text, offset, cand)[2])
     params = next((g for g in m.groups() if g is not None), None) if m else None
-    parts = _top_level_parts(params) if params else None
-    if not parts:
+    parts, balanced = _top_level_parts(params) if params else ([], False)
+    if not balanced:
         return False
     names = []
     for p in parts:
-        if not p.strip() or p.strip() in ("*", "/") or p.lstrip()[:1] in "{[":
+        if p.strip() in ("", "*", "/") or p.lstrip()[:1] in "{[":
             continue  # a bare `*` or `/`, a destructuring pattern
         n = _PARAM_NAME[lang].match(p)
         if n is None:
@@ -454,8 +451,13 @@ def unasked_comment(text: str, offset: int, cand: str, lang: str | None, tree: A
     above = previous_nonblank(text, ls)
     if above is not None and (is_comment_line(above[1], lang) or above[1].rstrip().endswith("*/")):
         return False  # a comment block goes on
-    # inside a comment or a string (the plan's own test; the byte offset from the checks' shared encoding)
-    return tree is None or enclosing_literal(tree, shared_base(text, lang, tree).index.byte_offset(offset)) is None
+    return tree is None or _literal_at(text, offset, lang, tree) is None
+
+
+def _literal_at(text: str, at: int, lang: str, tree: Any) -> str | None:
+    """'string' or 'comment' when character ``at`` of ``text`` is inside one in the document's ``tree`` (the plan's
+    own test, :func:`enclosing_literal`; the byte offset from the checks' shared encoding)."""
+    return enclosing_literal(tree, shared_base(text, lang, tree).index.byte_offset(at))
 
 
 def sound(text: str, offset: int, cand: str, lang: str | None, tree: Any = None) -> str:
@@ -530,7 +532,7 @@ def defined_name(line: str, lang: str | None) -> tuple[str, bool] | None:
             name = _MEMBER_WORDS.sub("", name)
             if name.split()[-1] in _NOT_METHODS:
                 return None
-        return f"{kind == 'type' and 'type ' or ''}{' '.join(name.split())}", kind == "body"
+        return ("type " if kind == "type" else "") + " ".join(name.split()), kind == "body"
     return None
 
 
@@ -578,22 +580,20 @@ def redefines(text: str, offset: int, cand: str, lang: str | None, tree: Any = N
         return False
     ls, le, line = edited_line(text, offset, cand)  # a block's first line: the definition it starts
     got = defined_name(line, lang)
-    if got is None or _decorated(text, ls, lang, re.findall(_ID, got[0])[-1]):
+    if got is None:
         return False
     name, body = got
-    if (body and not line.endswith("{")) or name.endswith(" _") or name == "_" or (lang == "go" and name == "init"):
+    bare = re.findall(_ID, name)[-1]  # the name itself, without its receiver or namespace
+    if (body and not line.endswith("{")) or bare == "_" or (lang == "go" and name == "init"):
         return False  # ``_``: a throwaway name; Go runs every ``init`` a file has
 
     def quoted(at: int) -> bool:
-        if tree is None:
-            return False
-        return enclosing_literal(tree, shared_base(text, lang, tree).index.byte_offset(at)) is not None
+        return tree is not None and _literal_at(text, at, lang, tree) is not None
 
-    if quoted(offset):
+    if _decorated(text, ls, lang, bare) or quoted(offset):
         return False
     full = text[ls:offset] + cand.split("\n", 1)[0]
     indent = full[: len(full) - len(full.lstrip())]
-    bare = re.findall(_ID, name)[-1]
     shallower = re.compile(rf"^(?!{re.escape(indent)})[ \t]*\S", re.M) if indent else None
     # the lines at the same indentation that name it (few), then whether each defines it in the same block
     for m in re.finditer(rf"^{re.escape(indent)}(?=\S)(.*(?<![\w$]){re.escape(bare)}(?![\w$]).*)$", text, re.M):
