@@ -7,6 +7,7 @@ the evaluation-data loaders.
 
 from __future__ import annotations
 
+import argparse
 import gzip
 import json
 import os
@@ -28,6 +29,16 @@ DATA = ROOT.parent / "shared" / "data"  # evaluation data (see ../shared/data/RE
 # stdlib modules re-typed for latency (they are in the training corpus: never used for quality)
 STDLIB_MODULES = ("textwrap.py", "heapq.py", "shlex.py")
 FIXTURE_FILES = (("inventory.py", "python"), ("eventbus.js", "javascript"), ("lru.go", "go"))
+
+
+def corpus_parser(doc: str, files: int, out: str) -> argparse.ArgumentParser:
+    """The arguments of a base-rate bench: ``--files`` of each language, the ``--corpus`` folder, the ``--out`` file
+    (``out`` under bench/results by default)."""
+    ap = argparse.ArgumentParser(description=doc.split("\n", 1)[0])
+    ap.add_argument("--files", type=int, default=files)
+    ap.add_argument("--corpus", default=str(ROOT / "data" / "corpus"))
+    ap.add_argument("--out", default=str(RESULTS / out))
+    return ap
 
 
 def corpus_texts(corpus: str | Path, lang: str, files: int) -> Iterator[str]:

@@ -9,13 +9,12 @@ the rule reads as a function header is run through it, as if it were the suggest
 
 from __future__ import annotations
 
-import argparse
 from collections import Counter
 from typing import Any
 
 from dgcomplete.syntax.strict import _PARAM_LISTS, duplicate_parameters
 
-from . import ROOT, corpus_texts, emit
+from . import corpus_parser, corpus_texts, emit
 
 LANGS = ("python", "javascript", "typescript")
 MAX_LINE = 300
@@ -37,10 +36,7 @@ def count(text: str, lang: str, hits: Counter[str] | None = None) -> list[int]:
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    ap.add_argument("--files", type=int, default=1500)
-    ap.add_argument("--corpus", default=str(ROOT / "data" / "corpus"))
-    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "duplicate_parameters.json"))
+    ap = corpus_parser(__doc__, 1500, "duplicate_parameters.json")
     a = ap.parse_args(argv)
     by_lang: dict[str, Any] = {}
     for lang in LANGS:

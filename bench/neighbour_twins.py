@@ -11,12 +11,11 @@ of each language), the lines that are such twins, and apart the lines of one nam
 
 from __future__ import annotations
 
-import argparse
 from typing import Any
 
 from dgcomplete.syntax.strict import _NAMES, twin_of_neighbour
 
-from . import ROOT, corpus_texts, emit
+from . import corpus_parser, corpus_texts, emit
 
 LANGS = ("python", "javascript", "typescript", "go", "java", "c", "rust")
 
@@ -42,10 +41,7 @@ def count(text: str) -> dict[str, list[int]]:
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    ap.add_argument("--files", type=int, default=3000)
-    ap.add_argument("--corpus", default=str(ROOT / "data" / "corpus"))
-    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "neighbour_twins.json"))
+    ap = corpus_parser(__doc__, 3000, "neighbour_twins.json")
     a = ap.parse_args(argv)
     by_lang: dict[str, Any] = {}
     for lang in LANGS:

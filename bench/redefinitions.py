@@ -12,14 +12,13 @@ which the corpus does not hold, are counted over the files of the held-out ``dev
 
 from __future__ import annotations
 
-import argparse
 from collections import Counter
 from typing import Any
 
 from dgcomplete.syntax import get_parser
 from dgcomplete.syntax.strict import defined_name, redefines
 
-from . import ROOT, corpus_texts, emit
+from . import corpus_parser, corpus_texts, emit
 from .heldout import load
 
 LANGS = ("python", "javascript", "typescript", "go", "rust")
@@ -49,12 +48,9 @@ def count(text: str, lang: str, hidden: Counter[str] | None = None) -> list[int]
 
 
 def main(argv: list[str] | None = None) -> dict[str, Any]:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    ap.add_argument("--files", type=int, default=1500)
-    ap.add_argument("--corpus", default=str(ROOT / "data" / "corpus"))
+    ap = corpus_parser(__doc__, 1500, "redefinitions.json")
     ap.add_argument("--heldout", default="dev_ruby_php",
                     help="a held-out split whose Ruby and PHP files are counted too")
-    ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "redefinitions.json"))
     a = ap.parse_args(argv)
     by_lang: dict[str, Any] = {}
     if a.heldout:
