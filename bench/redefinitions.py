@@ -21,7 +21,7 @@ from dgcomplete.syntax.strict import defined_name, redefines
 from . import corpus_parser, corpus_texts, emit
 from .heldout import load
 
-LANGS = ("python", "javascript", "typescript", "go", "rust")
+LANGS = ("python", "javascript", "typescript", "go", "rust", "c")
 MAX_CHARS = 200_000
 
 

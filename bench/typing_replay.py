@@ -411,6 +411,35 @@ def report(recs: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+def compare(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> dict[str, Any]:
+    """Two dumps of one split, line by line: the figures by package where they differ, and each line whose
+    keystrokes, wrong suggestions or accepts differ (what an A/B's summary moved, and where)."""
+    old = {r["id"]: r for r in a}
+    pairs = [(old[r["id"]], r) for r in b if r["id"] in old]
+
+    def figures(r: dict[str, Any]) -> dict[str, int]:
+        return {"keystrokes": r["keystrokes"], "wrong": r["wrong"], "accepted": len(r["accepts"]),
+                "completed": int(bool(r["completed"]))}
+
+    by_part: dict[str, dict[str, Any]] = {}
+    lines = []
+    for x, y in pairs:
+        fx, fy = figures(x), figures(y)
+        part = by_part.setdefault(y["package"], {"lines": 0, **{f"{k}_a": 0 for k in fx}, **{f"{k}_b": 0 for k in fy}})
+        part["lines"] += 1
+        for k in fx:
+            part[f"{k}_a"] += fx[k]
+            part[f"{k}_b"] += fy[k]
+        if fx != fy:
+            lines.append({"id": y["id"], "line": y["line"], **{k: [fx[k], fy[k]] for k in fx if fx[k] != fy[k]}})
+    moved = {p: f for p, f in sorted(by_part.items())
+             if any(f[f"{k}_a"] != f[f"{k}_b"] for k in ("keystrokes", "wrong", "accepted", "completed"))}
+    total = {k: [sum(figures(x)[k] for x, _ in pairs), sum(figures(y)[k] for _, y in pairs)]
+             for k in ("keystrokes", "wrong", "accepted", "completed")}
+    return {"lines": len(pairs), "only_in_a": len(old) - len(pairs), "total_a_b": total, "by_package": moved,
+            "lines_that_moved": lines}
+
+
 async def run(model: Path, data: dict[str, Any], cases: list[dict[str, Any]], options: dict[str, Any],
               threads: int | None, log: Any = None, observe: bool = False,
               words: bool = False, block: int = 1) -> list[dict[str, Any]]:
@@ -451,10 +480,18 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--block", type=int, default=1, metavar="K",
                     help="write code instead of re-typing a line: each case's line and up to K-1 lines after it in "
                     "its block are taken out of the file and typed in order (default 1: the line alone)")
+    ap.add_argument("--compare", nargs=2, metavar=("A", "B"),
+                    help="two --dump files of one split: where B's figures differ from A's, by package and line")
     ap.add_argument("--dump", help="per-line JSONL")
     ap.add_argument("--note", help="a note stored with the results")
     ap.add_argument("--out", help=f"write the JSON report here (e.g. {display_path(RESULTS / 'typing_replay.json')})")
     a = ap.parse_args(argv)
+    if a.compare:
+        dumps = [[json.loads(ln) for ln in Path(p).read_text().splitlines()] for p in a.compare]
+        res = {"benchmark": "typing_replay_compare", "a": display_path(a.compare[0]),
+               "b": display_path(a.compare[1]), **compare(*dumps)}
+        emit(res, a.out)
+        return res
     data = load(a.split, Path(a.data))
     data = as_text(data) if a.as_text else data
     if a.sweep:

@@ -32,7 +32,7 @@ from .gate import Gate
 from .local import LocalInfiller, WarmStart
 from .model import LoadedModel
 from .settings import CONTEXT_SOURCES, Settings
-from .syntax.strict import redefines, repeats_neighbour, sound
+from .syntax.strict import misplaced_statement_word, redefines, repeats_neighbour, sound
 from .syntax.style import omits_semicolons, without_semicolons
 from .types import Cancelled, CancelToken, Candidate, InfillRequest, InfillResult, SpanKind, SpanPlan
 
@@ -622,10 +622,12 @@ class Engine:
     @staticmethod
     def _word_head(text: str, offset: int, cand: str, lang: str | None, tree: Any) -> str:
         """The rest of the word being typed that ``cand`` gives (:func:`word_head`), unless it names a definition
-        the scope already has (``def __l`` + ``e__`` where the class has ``__le__``: :func:`redefines`) or, with what
-        follows it where the file agrees, makes the line the twin of a neighbour (:func:`repeats_neighbour`)."""
+        the scope already has (``def __l`` + ``e__`` where the class has ``__le__``: :func:`redefines`), makes it a
+        ``return`` where no statement can begin (``return re`` + ``turn``: :func:`misplaced_statement_word`) or, with
+        what follows it where the file agrees, makes the line the twin of a neighbour (:func:`repeats_neighbour`)."""
         rest = word_head(text, offset, cand)
-        if rest and (redefines(text, offset, rest, lang, tree, word=True) or repeats_neighbour(text, offset, rest)):
+        if rest and (redefines(text, offset, rest, lang, tree, word=True) or repeats_neighbour(text, offset, rest)
+                     or misplaced_statement_word(text, offset, rest, lang, tree)):
             return ""
         return rest
 

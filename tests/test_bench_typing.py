@@ -96,6 +96,19 @@ def test_replay_through_the_daemon(tiny_model: Path, tmp_path: Path):
     assert m["keystrokes"] == sum(r["keystrokes"] for r in recs) and m["chars"] == sum(r["chars"] for r in recs)
     assert m["saved"] == round(1 - m["keystrokes"] / m["chars"], 4) and m["latency_ms"]["p50"] > 0
     assert str(Path(__file__).resolve().parent.parent) not in out.read_text()  # no machine paths
+    # --compare: the two runs' dumps, line by line (the --words run took more keystrokes where it took words)
+    first = tmp_path / "first.jsonl"
+    first.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    cmp = typing_replay.main(["--compare", str(first), str(dump), "--out", str(out)])
+    words_recs = [json.loads(ln) for ln in dump.read_text().splitlines()]
+    assert cmp["lines"] == 2 and cmp["total_a_b"]["keystrokes"] == [m["keystrokes"], words["all"]["keystrokes"]]
+    moved = {x["id"] for x in cmp["lines_that_moved"]}
+    def figures(r: dict) -> tuple:
+        return r["keystrokes"], r["wrong"], len(r["accepts"]), bool(r["completed"])
+
+    assert moved == {y["id"] for x, y in zip(recs, words_recs, strict=True) if figures(x) != figures(y)}
+    same = typing_replay.main(["--compare", str(first), str(first)])
+    assert same["lines_that_moved"] == [] and same["by_package"] == {}
 
 
 def test_the_offline_replay_shows_word_heads_as_the_daemon_does():

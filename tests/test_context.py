@@ -15,6 +15,7 @@ from dgcomplete.gate import Gate, feature_vector
 from dgcomplete.syntax.strict import (
     duplicate_parameters,
     glues,
+    misplaced_statement_word,
     python_sound,
     redefines,
     repeats_neighbour,
@@ -248,6 +249,45 @@ def test_python_parser_catches_what_tree_sitter_lets_through():
     assert python_sound(call, off, "False,")
 
 
+
+def test_a_clause_that_breaks_its_chain_is_caught_with_the_body_below_it():
+    """``e`` typed where ``elif x:`` goes, its body below it and the chain's ``else:`` further down: ``else:`` would
+    be the chain's second (typing the dev split, shown and wrong three times; the line left ``pass`` or as typed
+    cannot parse above a body, so the parser could not tell). At the top level, a clause or a closing bracket at the
+    line's start goes on with the statement above, and a decorator with the definition below."""
+    chain = ("def f(value, now):\n    if isinstance(value, int):\n        date = value\n    e\n"
+             "        date = now - value\n    else:\n        date = None\n    return date\n")
+    off = chain.index("    e\n") + 5
+    assert not python_sound(chain, off, "lse:")
+    assert python_sound(chain, off, "lif isinstance(value, float):")
+    tried = "def f(v):\n    try:\n        v = int(v)\n    \n        return str(v)\n    return v\n"
+    off = tried.index("    \n        return") + 4
+    assert not python_sound(tried, off, "else:")  # an `else:` needs an `except:` before it
+    assert python_sound(tried, off, "except ValueError:") and python_sound(tried, off, "finally:")
+    top = "import sys\n\ntry:\n    import _crypt\nex\n    _crypt = None\n\nx = 1\n"
+    assert python_sound(top, top.index("ex\n") + 2, "cept ImportError:")  # the `try:` above is in the chunk
+    assert not python_sound(top, top.index("ex\n") + 2, "it()")
+    listed = "names = [\n    \n    'b',\n]\n\ny = 2\n"
+    assert python_sound(listed, listed.index("    \n") + 4, "'a',")  # `]` at the line's start closes the list
+    deco = "app = Flask(\n    __name__,\n)\n\n\n\ndef index():\n    return 1\n"
+    off = deco.index("\n\ndef") + 1
+    assert python_sound(deco, off, '@app.route("/")') and not python_sound(deco, off, '@app.route("/"')
+    # inside a string (the document's tree says), where prose goes: a docstring's line that looks like a statement
+    # start cut the module in two, and the parser refused the line the file had
+    from dgcomplete.syntax import get_parser
+
+    doc = '"""\nT\n"""\n\nimport sys\n'
+    off = doc.index("T\n") + 1
+    tree = get_parser("python").parse(doc.encode())
+    assert not python_sound(doc, off, "he objects used by the site module.")  # without the tree it cannot see
+    assert python_sound(doc, off, "he objects used by the site module.", tree)
+    assert sound(doc, off, "he objects used by the site module.", "python", tree) == ""
+    from bench.python_check import count
+
+    checked = count("def f(x):\n    if x:\n        return 1\n    return 2\n", random.Random(0), 10)
+    assert checked == {"code": [12, 0], "string": [0, 0]}  # four lines, each at 0, 1 and 2 characters
+
+
 def test_no_identifier_glue_mid_line():
     text = "    return parse(val);\n"
     off = text.index("parse")
@@ -437,6 +477,34 @@ def test_a_definition_the_scope_already_has_is_a_redefinition():
     assert not redefines(java, java.index("    \n}") + 4, "void f(String s) {", "java")  # Java overloads
 
 
+def test_a_c_function_the_file_defines_is_a_redefinition():
+    """C has no overloads: retrieval offers ``zix_tree_remove(ZixTree* t, ZixTreeIter* ti)`` again while
+    ``zix_tree_insert`` is written under ``ZixStatus``. Only a copy of a definition's header (a body follows it) at
+    the line's start counts; a prototype, another header of the name (C++ in a ``.h``), definitions on either side
+    of a preprocessor conditional, macros and indented loop macros do not."""
+    from dgcomplete.syntax import get_parser
+
+    src = ("#include <stdio.h>\n\nstatic int helper(int x);\n\nZixStatus\nzix_tree_remove(ZixTree* t, ZixTreeIter* ti)\n"
+           "{\n#ifdef VERIFY\n    check(t);\n#endif\n    list_each(p, h) {\n    }\n    list_each(p, h) {\n    }\n}\n\n"
+           "#ifdef FAST\nint fast(void) { return 1; }\n#else\nint fast(void) { return 0; }\n#endif\n\n"
+           "XMLPARSEAPI(void)\nXML_Free(void *p);\n\nZixStatus\n@\n\nint helper(int x) {\n    return x;\n}\n")
+    off = src.index("@")
+    text = src.replace("@", "")
+    tree = get_parser("c").parse(text.encode())
+    for cand in ("zix_tree_remove(ZixTree* t, ZixTreeIter* ti)", "zix_tree_remove(ZixTree *t, ZixTreeIter *ti) {",
+                 "int helper(int x)", "static int helper(int x) {"):
+        assert redefines(text, off, cand, "c", tree), cand
+    for cand in ("zix_tree_find(ZixTree* t)", "zix_tree_remove(ZixTree* t,", "zix_tree_remove(ZixTree* t)",
+                 "int helper(int x);", "int fast(void) {", "XMLPARSEAPI(void)", "sizeof(x)", "if (x)"):
+        assert not redefines(text, off, cand, "c", tree), cand
+    typed = text[:off] + "zix_tree_re" + text[off:]  # the rest of a word, on to the header's end
+    assert redefines(typed, off + 11, "move(ZixTree* t, ZixTreeIter* ti)", "c", None, word=True)
+    assert not redefines(typed, off + 11, "move", "c", None, word=True)  # a name alone may be a prototype's
+    loop = src.index("    list_each(p, h) {\n    }\n}")
+    assert not redefines(src, loop + 4, "list_each(p, h) {", "c")  # indented: a loop macro, not a definition
+    assert not redefines(text, off, "zix_tree_remove(ZixTree* t, ZixTreeIter* ti)", "cpp", tree)  # C++ overloads
+
+
 def test_the_base_rate_of_redefinitions_counts_the_rule_s_lines():
     """bench.redefinitions runs the engine's own rule on each definition of a file, as if it were being typed."""
     from bench.redefinitions import count
@@ -444,6 +512,7 @@ def test_the_base_rate_of_redefinitions_counts_the_rule_s_lines():
     text = "def f():\n    pass\n\n\ndef g():\n    pass\n\n\ndef f():\n    pass\n"
     assert count(text, "python") == [3, 2]  # both f's see the other
     assert count("class A:\n    def f(self):\n        pass\n", "python") == [2, 0]
+    assert count("int f(void);\n\nint\nf(void)\n{\n}\n\nint\nf(void)\n{\n}\n", "c") == [3, 2]
 
 
 def test_a_definition_the_class_has_is_never_shown_nor_its_name(tiny_mask_model):
@@ -506,6 +575,48 @@ def test_a_header_that_names_a_parameter_twice_is_not_suggested():
     from bench.duplicate_parameters import count
 
     assert count("def f(a, b):\n    pass\ndef g(a, a):\n    f(a, a)\n", "python") == [2, 1]
+
+
+def test_a_return_where_no_statement_begins_is_not_the_word_s_rest():
+    """``if (pos == 0) return re`` + ``turn``, ``x = re`` + ``turn``, ``types: r`` + ``eturn``: the model's favourite
+    word where a name or an expression must come. A statement may begin at the line's start, after a brace, ``;``,
+    ``if (...)``, ``else``, a case's or a label's ``:``, Python's one-line ``if x:``; a property may be named
+    ``return`` in JavaScript; strings, comments and macros are left alone, Rust and Ruby not checked."""
+    from dgcomplete.engine import Engine
+    from dgcomplete.syntax import get_parser
+
+    def hidden(line: str, rest: str, lang: str) -> bool:
+        text = "x\n" + line + "\n"
+        off = text.index("|")
+        text = text.replace("|", "", 1)
+        return misplaced_statement_word(text, off, rest, lang, get_parser(lang).parse(text.encode()))
+
+    for line, rest, lang in (("  if (pos == 0) return re|", "turn", "javascript"), ("    x = re|", "turn", "python"),
+                             ("    if ok: return re|", "turn", "python"), ("function re|", "turn", "javascript"),
+                             ("function search(m: Match, types: r|", "eturn", "typescript"),
+                             ("    final List<CSVRecord> r|", "eturn", "java"), ("  x ? y : re|", "turn", "javascript"),
+                             ("    foo(a, b|", "reak", "go"), ("    y = pa|", "ss", "python"), ("  $x = re|", "turn", "php"),
+                             ("    it.re|", "turn", "java")):
+        assert hidden(line, rest, lang), (line, lang)
+    for line, rest, lang in (("    re|", "turn", "python"), ("    if ok: re|", "turn", "python"),
+                             ("  if (pos == 0) re|", "turn x;", "javascript"), ("  } else re|", "turn", "javascript"),
+                             ("  case 'a': re|", "turn", "javascript"), ("  default: b|", "reak", "c"),
+                             ("\tcase x == 1: re|", "turn", "go"), ("  outer: con|", "tinue", "javascript"),
+                             ("  it.re|", "turn()", "javascript"), ("  $o->re|", "turn", "php"),
+                             ("    x = re|", "turned", "python"), ('    s = "we re|"', "turn", "python"),
+                             ("    # we re|", "turn", "python"), ("#define RET re|", "turn", "c"),
+                             ("    let x = re|", "turn", "rust"), ("  x = y or re|", "turn", "ruby")):
+        assert not hidden(line, rest, lang), (line, lang)
+    # through the engine: the document has `return` and `retIndex`, the word head `turn` is not shown
+    text = "function f(pos) {\n  if (pos == 1) return retIndex(1, pos)\n  if (pos == 0) return ret\n}\n"
+    off = text.index("ret\n") + 3
+    assert word_head(text, off, "urn 0") == "urn"
+    assert Engine._word_head(text, off, "urn 0", "javascript", None) == ""
+    assert Engine._word_head(text, off, "Index(0, pos)", "javascript", None).startswith("Index")
+    from bench.statement_words import count
+
+    assert count("def f(x):\n    if x: return 1\n    return 2  # a return\n", "python") == [2, 0]
+    assert count("int f(int x) {\n  return x + return;\n}\n", "c") == [2, 1]
 
 
 def test_a_line_of_modifiers_only_is_not_suggested():
