@@ -32,7 +32,7 @@ from .gate import Gate
 from .local import LocalInfiller, WarmStart
 from .model import LoadedModel
 from .settings import CONTEXT_SOURCES, Settings
-from .syntax.strict import misplaced_statement_word, redefines, repeats_neighbour, sound
+from .syntax.strict import misnamed_public_type, misplaced_statement_word, redefines, repeats_neighbour, sound
 from .syntax.style import omits_semicolons, without_semicolons
 from .types import Cancelled, CancelToken, Candidate, InfillRequest, InfillResult, SpanKind, SpanPlan
 
@@ -552,7 +552,7 @@ class Engine:
         dropped = list(result.dropped)
         ranked: list[Candidate] = []  # every line as ranked, the rivals never shown among them
         items = self._postprocess(result.candidates, text, offset, plan, s.lang, s.doc.tree, drops,
-                                  vetted=result.drops is not None, dropped=dropped, ranked=ranked)
+                                  vetted=result.drops is not None, dropped=dropped, ranked=ranked, uri=uri)
         gated = ""
         floor = self.min_confidence(s.lang)
         if n <= 1 and floor > 0 and items:
@@ -570,7 +570,7 @@ class Engine:
         if top is not None and n <= 1 and top.confidence is not None and top.confidence < floor:
             # the line is not sure, the word being typed may be: its rest, when the document has that word
             # (not from the next candidates: typing the dev split, their heads were right 6 times in 19)
-            rest = self._word_head(text, offset, (first or top).text, s.lang, s.doc.tree)
+            rest = self._word_head(text, offset, (first or top).text, s.lang, s.doc.tree, uri)
             if rest:
                 top = Candidate(rest, top.score, "word", dict(top.features), top.confidence)
                 items = [top]
@@ -584,7 +584,7 @@ class Engine:
             # is being typed). Typing the dev split's lines, with the twin rule: 417 -> 361 wrong suggestions
             # read, 669 -> 679 accepted; the whole line kept instead: 359 wrong read but 601 accepted, the word
             # heads it hid lost (bench/results/typing_through_ab.json)
-            rest = self._word_head(text, offset, top.text, s.lang, s.doc.tree)
+            rest = self._word_head(text, offset, top.text, s.lang, s.doc.tree, uri)
             if rest and rest != top.text:
                 top = Candidate(rest, top.score, "word", dict(top.features), top.confidence)
                 items = [top]
@@ -592,7 +592,7 @@ class Engine:
             # every line was dropped as unsound, yet the word being typed may be right in the first that has one
             # (typing the dev split: right 15 times in 20, as often as the heads of lines the gate hides)
             rest = next((h for c in ([first] if first else []) + dropped
-                         if (h := self._word_head(text, offset, c.text, s.lang, s.doc.tree))), "")
+                         if (h := self._word_head(text, offset, c.text, s.lang, s.doc.tree, uri))), "")
             if rest:
                 top = Candidate(rest, 0.0, "word", {"dropped": 1.0}, 0.0)
                 items = [top]
@@ -620,14 +620,16 @@ class Engine:
         return Completion(items, start, offset, version, plan, stats, reason)
 
     @staticmethod
-    def _word_head(text: str, offset: int, cand: str, lang: str | None, tree: Any) -> str:
+    def _word_head(text: str, offset: int, cand: str, lang: str | None, tree: Any, uri: str | None = None) -> str:
         """The rest of the word being typed that ``cand`` gives (:func:`word_head`), unless it names a definition
-        the scope already has (``def __l`` + ``e__`` where the class has ``__le__``: :func:`redefines`), makes it a
-        ``return`` where no statement can begin (``return re`` + ``turn``: :func:`misplaced_statement_word`) or, with
-        what follows it where the file agrees, makes the line the twin of a neighbour (:func:`repeats_neighbour`)."""
+        the scope already has (``def __l`` + ``e__`` where the class has ``__le__``: :func:`redefines`) or a Java
+        public class its file is not named for (:func:`misnamed_public_type`), makes it a ``return`` where no
+        statement can begin (``return re`` + ``turn``: :func:`misplaced_statement_word`) or, with what follows it
+        where the file agrees, makes the line the twin of a neighbour (:func:`repeats_neighbour`)."""
         rest = word_head(text, offset, cand)
         if rest and (redefines(text, offset, rest, lang, tree, word=True) or repeats_neighbour(text, offset, rest)
-                     or misplaced_statement_word(text, offset, rest, lang, tree)):
+                     or misplaced_statement_word(text, offset, rest, lang, tree)
+                     or misnamed_public_type(text, offset, rest, lang, uri, word=True)):
             return ""
         return rest
 
@@ -822,16 +824,19 @@ class Engine:
 
     def _postprocess(self, cands: list[Candidate], text: str, offset: int, plan: SpanPlan, lang: str | None,
                      tree: Any, drops: dict[str, int] | None = None, *, vetted: bool = False,
-                     dropped: list[Candidate] | None = None, ranked: list[Candidate] | None = None) -> list[Candidate]:
+                     dropped: list[Candidate] | None = None, ranked: list[Candidate] | None = None,
+                     uri: str | None = None) -> list[Candidate]:
         """Cut to the plan at syntax boundaries, drop unsound or redundant candidates, rank by the gate.
 
         ``drops`` counts why candidates were dropped (empty, duplicate, repeats_suffix, syntax, glues,
         empty_comment, empty_string, duplicate_import, dangling_modifiers, return_mismatch, duplicate_parameters,
-        python_parser, and repeats_neighbour and redefines: ranked as rivals, then never shown) for the stats;
+        python_parser, and repeats_neighbour, redefines and misnamed_type: ranked as rivals, then never shown) for
+        the stats;
         ``dropped`` receives those the checks dropped, as written (the word being typed may be right in them).
         ``vetted``: the model thread already ran these checks on the same text (the local backend), so they are not
         run twice per keystroke.
         ``ranked`` receives every distinct line in rank order, the rivals dropped after ranking among them.
+        ``uri``: the document's, for the one check that reads its file name (:func:`misnamed_public_type`).
         """
         drops = {} if drops is None else drops
         kept: list[Candidate] = []
@@ -875,7 +880,8 @@ class Engine:
                 ranked.append(c)
             # ranked as rivals above (rows of a table, methods of a class), never shown
             why = ("repeats_neighbour" if repeats_neighbour(text, offset, c.text)
-                   else "redefines" if redefines(text, offset, c.text, lang, tree) else "")
+                   else "redefines" if redefines(text, offset, c.text, lang, tree)
+                   else "misnamed_type" if misnamed_public_type(text, offset, c.text, lang, uri) else "")
             if why:
                 drops[why] = drops.get(why, 0) + 1
                 continue

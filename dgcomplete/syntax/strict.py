@@ -14,7 +14,9 @@ import ast
 import functools
 import re
 import warnings
+from pathlib import PurePosixPath
 from typing import Any
+from urllib.parse import unquote, urlparse
 
 from .check import shared_base
 from .languages import comment_openers, is_comment_line
@@ -740,3 +742,30 @@ def misplaced_statement_word(text: str, offset: int, rest: str, lang: str | None
     if any(o in before for o in comment_openers(lang)):
         return False
     return tree is None or _literal_at(text, offset, lang, tree) is None
+
+
+_JAVA_PUBLIC_TYPE = re.compile(r"public\s+(?:(?:abstract|final|sealed|non-sealed|strictfp)\s+)*"
+                               r"(?:class|interface|enum|record|@interface)\s+([A-Za-z_$][\w$]*)")
+
+
+def misnamed_public_type(text: str, offset: int, cand: str, lang: str | None, uri: str | None, *,
+                         word: bool = False) -> bool:
+    """Java: accepting the candidate makes the line a top-level ``public class`` (interface, enum, record) named
+    otherwise than its file, which javac refuses. Retrieval offers the other files' headers (``public class
+    InputStreamPumper implements Runnable {`` at the top of ``DefaultProcessingEnvironment.java``, twice typing the
+    dev_langs split). A nested type (indented) may be named anything; an unsaved buffer (no ``file:`` name) is not
+    checked. ``word``: the candidate only ends the name being typed, which may go on (``InputStreamPumper`` +
+    ``Test``): only a name the file's is not written from counts."""
+    if lang != "java" or not uri:
+        return False
+    parsed = urlparse(uri)
+    path = PurePosixPath(unquote(parsed.path))
+    if parsed.scheme != "file" or path.suffix != ".java":
+        return False
+    ls, _, line = edited_line(text, offset, cand)
+    if text[ls:offset][:1].isspace():
+        return False  # a nested type
+    m = _JAVA_PUBLIC_TYPE.match(line)
+    if m is None:
+        return False
+    return not path.stem.startswith(m.group(1)) if word else m.group(1) != path.stem
