@@ -5,7 +5,9 @@ parsed with the cursor's line neutral but not with the suggestion in place.
 Over the training corpus's first ``--files`` Python files (``make corpus``), ``--lines`` lines of each (a fixed
 sample) are typed from their indentation with 0, 1 and 2 characters written, the rest of the line being the
 suggestion checked (with the typed document's tree, as the engine does) and the rest of the file in place. Every
-refusal is a right suggestion the engine would hide; lines inside a string (docstrings) are counted apart.
+refusal is a right suggestion the engine would hide; lines inside a string (docstrings) are counted apart. Code is
+also written top down: each sampled block head (a line ending with ``:``) is checked once more, typed from 2
+characters with its body (the more indented lines under it) not written yet (``head_before_body``).
 
     python -m bench.python_check [--files 400] [--lines 15] [--out FILE]
 """
@@ -34,7 +36,7 @@ def count(text: str, rng: random.Random, lines: int, hits: Counter[str] | None =
         pos += len(row) + 1
     tree = get_parser("python").parse(text.encode("utf-8"))
     ascii_text = text.isascii()
-    out = {"code": [0, 0], "string": [0, 0]}
+    out = {"code": [0, 0], "string": [0, 0], "head_before_body": [0, 0]}
     for k in rng.sample([i for i, r in enumerate(rows) if r.strip()], min(lines, sum(1 for r in rows if r.strip()))):
         row = rows[k]
         body = row.strip()
@@ -49,6 +51,16 @@ def count(text: str, rng: random.Random, lines: int, hits: Counter[str] | None =
                 out[kind][1] += 1
                 if hits is not None and kind == "code":
                     hits[body[:60]] += 1
+        if kind == "code" and body.endswith(":") and not body.startswith("#"):
+            # code written top down: the block's head typed before its body (the more indented lines below it)
+            end = k + 1
+            while end < len(rows) and (not rows[end].strip() or len(rows[end]) - len(rows[end].lstrip()) > len(indent)):
+                end += 1
+            gone = starts[end] if end < len(rows) else len(text)
+            doc = text[: starts[k]] + indent + body[:2] + "\n" + text[gone:]
+            out["head_before_body"][0] += 1
+            if not python_sound(doc, at0 + 2, body[2:], get_parser("python").parse(doc.encode("utf-8"))):
+                out["head_before_body"][1] += 1
     return out
 
 
@@ -58,7 +70,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
     rng = random.Random(a.seed)
-    total = {"code": [0, 0], "string": [0, 0]}
+    total = {"code": [0, 0], "string": [0, 0], "head_before_body": [0, 0]}
     hits: Counter[str] = Counter()
     for text in corpus_texts(a.corpus, "python", a.files):
         if len(text) > MAX_CHARS:

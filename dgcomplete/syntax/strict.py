@@ -89,6 +89,10 @@ def _window(text: str, ls: int) -> tuple[int, int]:
     return a, b
 
 
+# a line that opens a block: ends with `:` (a comment after it aside); group 1 is its indentation
+_BLOCK_HEAD = re.compile(r"([ \t]*)[^\s#].*:[ \t]*(?:#[^'\"]*)?$")
+
+
 @functools.lru_cache(maxsize=16)
 def _neutral_parses(above: str, below: str, indent: str, line: str) -> bool:
     """The definition parses with the cursor's line neutral: a statement, (inside brackets, where no statement
@@ -103,7 +107,9 @@ def _neutral_parses(above: str, below: str, indent: str, line: str) -> bool:
 
 def python_sound(text: str, offset: int, cand: str, tree: Any = None) -> bool:
     """False when the enclosing top-level definition parsed with the cursor's line neutral, but not with
-    the candidate inserted: the suggestion itself breaks the file. True when it cannot tell, and inside a string
+    the candidate inserted: the suggestion itself breaks the file. A block's head whose body is not below it yet
+    (``if x:`` at the end of what is written) is read with one, as the next lines will give it. True when it
+    cannot tell, and inside a string
     (with the document's ``tree``): there prose goes, a docstring's line that looks like a statement start cuts the
     definition in two, and the parser refused 6.8 % of the corpus's docstring lines as they were
     (bench/results/python_check.json); tree-sitter's check still holds a line that ends the string."""
@@ -130,8 +136,13 @@ def python_sound(text: str, offset: int, cand: str, tree: Any = None) -> bool:
     indent = line[: len(line) - len(line.lstrip())]
     if not _neutral_parses("\n".join(lines[a:row]), "\n".join(lines[row + 1 : b]), indent, line):
         return True
-    after = "\n".join(lines[a:row] + after_line.split("\n") + lines[row + 1 : b])
-    return _parses(after)
+    written = after_line.split("\n")
+    head = _BLOCK_HEAD.match(written[-1])
+    if head:  # a block's head, its body not written yet (code is written top down): the parser gets one
+        below = next((x for x in lines[row + 1 : b] if x.strip() and not x.lstrip().startswith("#")), "")
+        if len(below) - len(below.lstrip()) <= len(head.group(1)):
+            written.append(head.group(1) + "    pass")
+    return _parses("\n".join(lines[a:row] + written + lines[row + 1 : b]))
 
 
 def _row(text: str, offset: int) -> int:
