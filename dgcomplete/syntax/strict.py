@@ -142,6 +142,8 @@ def python_sound(text: str, offset: int, cand: str, tree: Any = None) -> bool:
         below = next((x for x in lines[row + 1 : b] if x.strip() and not x.lstrip().startswith("#")), "")
         if len(below) - len(below.lstrip()) <= len(head.group(1)):
             written.append(head.group(1) + "    pass")
+            if re.match(r"\s*try\s*:", written[-2]) and not _GOES_ON.match(below.lstrip()):
+                written += [head.group(1) + "finally:", head.group(1) + "    pass"]  # its handlers come later too
     return _parses("\n".join(lines[a:row] + written + lines[row + 1 : b]))
 
 
