@@ -109,10 +109,10 @@ def python_sound(text: str, offset: int, cand: str, tree: Any = None) -> bool:
     """False when the enclosing top-level definition parsed with the cursor's line neutral, but not with
     the candidate inserted: the suggestion itself breaks the file. A block's head whose body is not below it yet
     (``if x:`` at the end of what is written) is read with one, as the next lines will give it. True when it
-    cannot tell, and inside a string
-    (with the document's ``tree``): there prose goes, a docstring's line that looks like a statement start cuts the
-    definition in two, and the parser refused 6.8 % of the corpus's docstring lines as they were
-    (bench/results/python_check.json); tree-sitter's check still holds a line that ends the string."""
+    cannot tell, and inside a string (with the document's ``tree``): there prose goes, a docstring's line that
+    looks like a statement start cuts the definition in two, and the parser refused 6.8 % of the corpus's
+    docstring lines as they were (bench/results/python_check.json); tree-sitter's check still holds a line that
+    ends the string."""
     if tree is not None and _literal_at(text, offset, "python", tree) == "string":
         return True
     ls = text.rfind("\n", 0, offset) + 1
@@ -127,8 +127,8 @@ def python_sound(text: str, offset: int, cand: str, tree: Any = None) -> bool:
         b = bounds[1]
         while b < len(lines) and lines[b].startswith("@"):
             b += 1
-        below = _chunk_bounds(lines, b) if b < len(lines) else bounds
-        bounds = None if below is None else (bounds[0], below[1])
+        definition = _chunk_bounds(lines, b) if b < len(lines) else bounds
+        bounds = None if definition is None else (bounds[0], definition[1])
     if bounds is None or (bounds[0] == 0 and wa > 0) or (bounds[1] >= len(lines) and wb < len(text)):
         return True  # the definition reaches past the window: longer than MAX_CHUNK_LINES
     a, b = bounds
