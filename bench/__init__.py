@@ -16,7 +16,7 @@ import statistics
 import sys
 import sysconfig
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from itertools import islice
 from pathlib import Path
 from typing import Any
@@ -41,12 +41,27 @@ def corpus_parser(doc: str, files: int, out: str) -> argparse.ArgumentParser:
     return ap
 
 
-def corpus_texts(corpus: str | Path, lang: str, files: int) -> Iterator[str]:
-    """The texts of the first ``files`` files of one language of the training corpus (``make corpus``): what the
-    base-rate benches (neighbour_twins, redefinitions, duplicate_parameters) run the engine's rules over."""
+def corpus_rows(corpus: str | Path, lang: str, files: int) -> Iterator[dict[str, Any]]:
+    """The first ``files`` rows (text, path, ...) of one language of the training corpus (``make corpus``)."""
     with open(Path(corpus) / f"{lang}.jsonl") as f:
         for row in islice(f, files):
-            yield json.loads(row)["text"]
+            yield json.loads(row)
+
+
+def corpus_texts(corpus: str | Path, lang: str, files: int) -> Iterator[str]:
+    """The texts of the first ``files`` files of one language of the training corpus: what the base-rate benches
+    (neighbour_twins, redefinitions, duplicate_parameters, statement_words) run the engine's rules over."""
+    for row in corpus_rows(corpus, lang, files):
+        yield row["text"]
+
+
+def tally(counts: Iterable[Sequence[int]]) -> list[int]:
+    """The per-file [checked, the rule fired] counts of a base-rate bench, summed."""
+    total = [0, 0]
+    for n, fired in counts:
+        total[0] += n
+        total[1] += fired
+    return total
 
 
 # ---- model --------------------------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from typing import Any
 
 from dgcomplete.syntax.strict import _PARAM_LISTS, duplicate_parameters
 
-from . import corpus_parser, corpus_texts, emit
+from . import corpus_parser, corpus_texts, emit, tally
 
 LANGS = ("python", "javascript", "typescript")
 MAX_LINE = 300
@@ -40,11 +40,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     a = ap.parse_args(argv)
     by_lang: dict[str, Any] = {}
     for lang in LANGS:
-        total, hits = [0, 0], Counter()
-        for text in corpus_texts(a.corpus, lang, a.files):
-            n, fired = count(text, lang, hits)
-            total[0] += n
-            total[1] += fired
+        hits: Counter[str] = Counter()
+        total = tally(count(text, lang, hits) for text in corpus_texts(a.corpus, lang, a.files))
         by_lang[lang] = {"headers": total[0], "naming_a_parameter_twice": total[1], "examples": hits.most_common(8)}
     res = {"benchmark": "duplicate_parameters", "files_per_language": a.files, "by_language": by_lang,
            "typing_dev": "typing the dev split on the engine before the rule, one such suggestion was read, wrong: "

@@ -10,15 +10,13 @@ public type header is run through the rule as if it were the suggestion being sh
 
 from __future__ import annotations
 
-import json
 from collections import Counter
-from itertools import islice
 from pathlib import Path
 from typing import Any
 
 from dgcomplete.syntax.strict import _JAVA_PUBLIC_TYPE, misnamed_public_type
 
-from . import corpus_parser, emit
+from . import corpus_parser, corpus_rows, emit, tally
 
 
 def count(text: str, path: str, hits: Counter[str] | None = None) -> list[int]:
@@ -42,14 +40,9 @@ def count(text: str, path: str, hits: Counter[str] | None = None) -> list[int]:
 def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap = corpus_parser(__doc__, 1500, "java_public_types.json")
     a = ap.parse_args(argv)
-    total, hits = [0, 0], Counter()
-    with open(Path(a.corpus) / "java.jsonl") as f:
-        for row in islice(f, a.files):
-            r = json.loads(row)
-            if r.get("path", "").endswith(".java"):
-                n, fired = count(r["text"], r["path"], hits)
-                total[0] += n
-                total[1] += fired
+    hits: Counter[str] = Counter()
+    total = tally(count(r["text"], r["path"], hits) for r in corpus_rows(a.corpus, "java", a.files)
+                  if r.get("path", "").endswith(".java"))
     res = {"benchmark": "java_public_types", "files": a.files, "headers": total[0], "hidden": total[1],
            "examples": hits.most_common(10),
            "typing_dev_langs": "typing the dev_langs split, `public class InputStreamPumper implements Runnable {` "

@@ -18,7 +18,7 @@ from typing import Any
 from dgcomplete.syntax import get_parser
 from dgcomplete.syntax.strict import defined_name, redefines
 
-from . import corpus_parser, corpus_texts, emit
+from . import corpus_parser, corpus_texts, emit, tally
 from .heldout import load
 
 LANGS = ("python", "javascript", "typescript", "go", "rust", "c")
@@ -54,24 +54,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     a = ap.parse_args(argv)
     by_lang: dict[str, Any] = {}
     if a.heldout:
-        tally: dict[str, list[int]] = {}
-        hidden_of: dict[str, Counter[str]] = {}
-        for f in load(a.heldout)["files"].values():
-            if f["lang"] in ("ruby", "php"):
-                n, fired = count(f["text"], f["lang"], hidden_of.setdefault(f["lang"], Counter()))
-                t = tally.setdefault(f["lang"], [0, 0])
-                t[0], t[1] = t[0] + n, t[1] + fired
-        for lang, (n, fired) in sorted(tally.items()):
+        files = list(load(a.heldout)["files"].values())
+        for lang in sorted({f["lang"] for f in files} & {"ruby", "php"}):
+            hidden_of: Counter[str] = Counter()
+            n, fired = tally(count(f["text"], lang, hidden_of) for f in files if f["lang"] == lang)
             by_lang[lang] = {"definitions": n, "hidden": fired, "hidden_pct": round(100 * fired / max(1, n), 3),
-                             "most_hidden": hidden_of[lang].most_common(8), "files": f"the {a.heldout} split's"}
+                             "most_hidden": hidden_of.most_common(8), "files": f"the {a.heldout} split's"}
     for lang in LANGS:
-        total, hidden = [0, 0], Counter()
-        for text in corpus_texts(a.corpus, lang, a.files):
-            if len(text) > MAX_CHARS:
-                continue
-            n, fired = count(text, lang, hidden)
-            total[0] += n
-            total[1] += fired
+        hidden: Counter[str] = Counter()
+        total = tally(count(text, lang, hidden) for text in corpus_texts(a.corpus, lang, a.files)
+                      if len(text) <= MAX_CHARS)
         by_lang[lang] = {"definitions": total[0], "hidden": total[1],
                          "hidden_pct": round(100 * total[1] / max(1, total[0]), 3),
                          "most_hidden": hidden.most_common(8)}

@@ -21,7 +21,7 @@ from dgcomplete.syntax import get_parser
 from dgcomplete.syntax.plan import enclosing_literal
 from dgcomplete.syntax.strict import _STATEMENT_WORDS, misplaced_statement_word
 
-from . import corpus_parser, corpus_texts, emit
+from . import corpus_parser, corpus_texts, emit, tally
 from .heldout import load
 
 LANGS = ("python", "javascript", "typescript", "go", "java", "c")
@@ -59,13 +59,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         php = (f["text"] for f in load(a.heldout)["files"].values() if f["lang"] == "php")
         sources.append(("php", php, f"the {a.heldout} split's"))
     for lang, texts, which in sources:
-        total, hits = [0, 0], Counter()
-        for text in texts:
-            if len(text) > MAX_CHARS:
-                continue
-            n, fired = count(text, lang, hits)
-            total[0] += n
-            total[1] += fired
+        hits: Counter[str] = Counter()
+        total = tally(count(text, lang, hits) for text in texts if len(text) <= MAX_CHARS)
         by_lang[lang] = {"files": which, "words": total[0], "hidden": total[1],
                          "hidden_pct": round(100 * total[1] / max(1, total[0]), 3), "examples": hits.most_common(10)}
     res = {"benchmark": "statement_words", "files_per_language": a.files, "max_chars": MAX_CHARS,
