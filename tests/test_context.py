@@ -302,7 +302,9 @@ def test_a_block_s_head_is_sound_before_its_body_is_written():
                                ("def f(x):\n    y = 1\n    @\n        return y\n", "y = 2", False),
                                ("def f(x):\n    y = 1\n    @\n    return y\n", "# why:", True),
                                ("def f(x):\n    @\n    return x\n", "try:  # it may fail", True),
-                               ("def f(x):\n    @\n    except ValueError:\n        pass\n", "try:", True)):
+                               ("def f(x):\n    @\n    except ValueError:\n        pass\n", "try:", True),
+                               ("def f(x):\n    @\n        y = g(x)\n    return y\n", "try:", True),  # wrapping code
+                               ("def f(x):\n    @\n        y = g(x)\n    return y\n", "y = 2", False)):
         off = text.index("@")
         assert python_sound(text.replace("@", ""), off, cand) is sound_, (text, cand)
 

@@ -137,14 +137,17 @@ def python_sound(text: str, offset: int, cand: str, tree: Any = None) -> bool:
     if not _neutral_parses("\n".join(lines[a:row]), "\n".join(lines[row + 1 : b]), indent, line):
         return True
     written = after_line.split("\n")
+    rest = lines[row + 1 : b]
     head = _BLOCK_HEAD.match(written[-1])
-    if head:  # a block's head, its body not written yet (code is written top down): the parser gets one
-        below = next((x for x in lines[row + 1 : b] if x.strip() and not x.lstrip().startswith("#")), "")
-        if len(below) - len(below.lstrip()) <= len(head.group(1)):
-            written.append(head.group(1) + "    pass")
-            if re.match(r"\s*try\s*:", written[-2]) and not _GOES_ON.match(below.lstrip()):
-                written += [head.group(1) + "finally:", head.group(1) + "    pass"]  # its handlers come later too
-    return _parses("\n".join(lines[a:row] + written + lines[row + 1 : b]))
+    if head:  # a block's head, its body (and a `try:`'s handlers) perhaps not written yet: the parser gets them
+        ind = head.group(1)
+        code = [i for i, x in enumerate(rest) if x.strip() and not x.lstrip().startswith("#")]
+        end = next((i for i in code if len(rest[i]) - len(rest[i].lstrip()) <= len(ind)), len(rest))
+        body = rest[:end] if any(i < end for i in code) else [ind + "    pass"] + rest[:end]
+        if re.match(r"\s*try\s*:", written[-1]) and (end == len(rest) or not _GOES_ON.match(rest[end].lstrip())):
+            body += [ind + "finally:", ind + "    pass"]
+        rest = body + rest[end:]
+    return _parses("\n".join(lines[a:row] + written + rest))
 
 
 def _row(text: str, offset: int) -> int:
