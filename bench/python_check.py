@@ -7,7 +7,8 @@ sample) are typed from their indentation with 0, 1 and 2 characters written, the
 suggestion checked (with the typed document's tree, as the engine does) and the rest of the file in place. Every
 refusal is a right suggestion the engine would hide; lines inside a string (docstrings) are counted apart. Code is
 also written top down: each sampled block head (a line ending with ``:``) is checked once more, typed from 2
-characters with its body (the more indented lines under it) not written yet (``head_before_body``).
+characters with its body and the rest of its paragraph not written yet (``head_before_body``; the lines
+``bench.typing_replay --block`` takes out).
 
     python -m bench.python_check [--files 400] [--lines 15] [--out FILE]
 """
@@ -52,9 +53,10 @@ def count(text: str, rng: random.Random, lines: int, hits: Counter[str] | None =
                 if hits is not None and kind == "code":
                     hits[body[:60]] += 1
         if kind == "code" and body.endswith(":") and not body.startswith("#"):
-            # code written top down: the block's head typed before its body (the more indented lines below it)
+            # code written top down: the block's head typed before its body and what follows it in its paragraph
+            # (the lines at its indentation or deeper up to a blank line, as bench.typing_replay --block takes out)
             end = k + 1
-            while end < len(rows) and (not rows[end].strip() or len(rows[end]) - len(rows[end].lstrip()) > len(indent)):
+            while end < len(rows) and rows[end].strip() and len(rows[end]) - len(rows[end].lstrip()) >= len(indent):
                 end += 1
             gone = starts[end] if end < len(rows) else len(text)
             doc = text[: starts[k]] + indent + body[:2] + "\n" + text[gone:]

@@ -291,17 +291,20 @@ def test_a_clause_that_breaks_its_chain_is_caught_with_the_body_below_it():
 
 
 def test_a_block_s_head_is_sound_before_its_body_is_written():
-    """Code is written top down: ``if y:`` typed where nothing more indented follows yet is not an error the
-    suggestion makes (the parser refused 69 % of such heads in the corpus, bench/results/python_check.json); a head
+    """Code is written top down: ``if y:`` typed where what is written ends (a blank line, the block's end) is not
+    an error the suggestion makes (the parser refused 69 % of such heads in the corpus,
+    bench/results/python_check.json); right above a statement of its own indentation it is the wrong line, a head
     still has to fit where it goes, and a line that is no head still needs no body."""
-    for text, cand, sound_ in (("def f(x):\n    y = 1\n    @\n    return y\n", "if y:", True),
+    for text, cand, sound_ in (("def f(x):\n    y = 1\n    @\n\n    return y\n", "if y:", True),
+                               ("def f(x):\n    if x:\n        y = 1\n        @\n    return y\n", "if y:", True),
+                               ("def f(x):\n    y = 1\n    @\n    return y\n", "if y:", False),  # no code on its way
                                ("def f(x):\n    y = 1\n    @\n", "for i in y:  # each", True),
                                ("x = 1\n@\n", "def f():", True), ("class A:\n    @\n", "def f(self):", True),
                                ("def f(x):\n    y = 1\n    @\n    return y\n", "else:", False),
                                ("def f(x):\n    y = 1\n    @\n    return y\n", "if y", False),
                                ("def f(x):\n    y = 1\n    @\n        return y\n", "y = 2", False),
                                ("def f(x):\n    y = 1\n    @\n    return y\n", "# why:", True),
-                               ("def f(x):\n    @\n    return x\n", "try:  # it may fail", True),
+                               ("def f(x):\n    @\n\n    return x\n", "try:  # it may fail", True),
                                ("def f(x):\n    @\n    except ValueError:\n        pass\n", "try:", True),
                                ("def f(x):\n    @\n        y = g(x)\n    return y\n", "try:", True),  # wrapping code
                                ("def f(x):\n    @\n        y = g(x)\n    return y\n", "y = 2", False)):

@@ -139,15 +139,27 @@ def python_sound(text: str, offset: int, cand: str, tree: Any = None) -> bool:
     written = after_line.split("\n")
     rest = lines[row + 1 : b]
     head = _BLOCK_HEAD.match(written[-1])
-    if head:  # a block's head, its body (and a `try:`'s handlers) perhaps not written yet: the parser gets them
-        ind = head.group(1)
-        code = [i for i, x in enumerate(rest) if x.strip() and not x.lstrip().startswith("#")]
-        end = next((i for i in code if len(rest[i]) - len(rest[i].lstrip()) <= len(ind)), len(rest))
-        body = rest[:end] if any(i < end for i in code) else [ind + "    pass"] + rest[:end]
-        if re.match(r"\s*try\s*:", written[-1]) and (end == len(rest) or not _GOES_ON.match(rest[end].lstrip())):
-            body += [ind + "finally:", ind + "    pass"]
-        rest = body + rest[end:]
+    if head:
+        rest = _with_body(written[-1], head.group(1), rest)
     return _parses("\n".join(lines[a:row] + written + rest))
+
+
+def _with_body(head: str, ind: str, rest: list[str]) -> list[str]:
+    """The lines after a block's ``head`` (indented ``ind``) as the parser gets them: code is written top down, so
+    where the head ends what is written (a blank line, the end of the definition or of its block follows), a body
+    not written yet is given (``pass``), and a ``try:``'s handlers (``finally:``) also where it heads code
+    already there (wrapping it). A head right above a statement of its own indentation gets none: there it is
+    the wrong line (the parse-rate of what is shown counts on it), not code on its way."""
+    code = [i for i, x in enumerate(rest) if x.strip() and not x.lstrip().startswith("#")]
+    end = next((i for i in code if len(rest[i]) - len(rest[i].lstrip()) <= len(ind)), len(rest))
+    has_body = any(i < end for i in code)
+    ends_what_is_written = not rest or not rest[0].strip() or (end == 0 and len(rest[0]) - len(rest[0].lstrip()) < len(ind))
+    if not (has_body or ends_what_is_written):
+        return rest
+    body = rest[:end] if has_body else [ind + "    pass"] + rest[:end]
+    if re.match(r"\s*try\s*:", head) and (end == len(rest) or not _GOES_ON.match(rest[end].lstrip())):
+        body += [ind + "finally:", ind + "    pass"]
+    return body + rest[end:]
 
 
 def _row(text: str, offset: int) -> int:
