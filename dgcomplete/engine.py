@@ -564,13 +564,17 @@ class Engine:
                 items = kept
                 gated = "" if items else "only a one-character suggestion (accepting it saves no keystroke)"
         top = items[0] if items else None
+
+        def head_of(cand: str) -> str:  # the rest of the word being typed that a line gives, if it may show
+            return self._word_head(text, offset, cand, s.lang, s.doc.tree, uri)
+
         # the best line as ranked that saves a keystroke: a rival never shown as a line (the twin of a neighbour, a
         # method the class has) still begins with the word being typed (one character is no line to take it from)
         first = next((c for c in ranked if saves_keystrokes(c.text)), None)
         if top is not None and n <= 1 and top.confidence is not None and top.confidence < floor:
             # the line is not sure, the word being typed may be: its rest, when the document has that word
             # (not from the next candidates: typing the dev split, their heads were right 6 times in 19)
-            rest = self._word_head(text, offset, (first or top).text, s.lang, s.doc.tree, uri)
+            rest = head_of((first or top).text)
             if rest:
                 top = Candidate(rest, top.score, "word", dict(top.features), top.confidence)
                 items = [top]
@@ -584,15 +588,14 @@ class Engine:
             # is being typed). Typing the dev split's lines, with the twin rule: 417 -> 361 wrong suggestions
             # read, 669 -> 679 accepted; the whole line kept instead: 359 wrong read but 601 accepted, the word
             # heads it hid lost (bench/results/typing_through_ab.json)
-            rest = self._word_head(text, offset, top.text, s.lang, s.doc.tree, uri)
+            rest = head_of(top.text)
             if rest and rest != top.text:
                 top = Candidate(rest, top.score, "word", dict(top.features), top.confidence)
                 items = [top]
         elif top is None and not gated and n <= 1 and floor > 0:
             # every line was dropped as unsound, yet the word being typed may be right in the first that has one
             # (typing the dev split: right 15 times in 20, as often as the heads of lines the gate hides)
-            rest = next((h for c in ([first] if first else []) + dropped
-                         if (h := self._word_head(text, offset, c.text, s.lang, s.doc.tree, uri))), "")
+            rest = next((h for c in ([first] if first else []) + dropped if (h := head_of(c.text))), "")
             if rest:
                 top = Candidate(rest, 0.0, "word", {"dropped": 1.0}, 0.0)
                 items = [top]
