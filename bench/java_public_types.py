@@ -22,7 +22,6 @@ from . import corpus_parser, corpus_rows, emit, tally
 def count(text: str, path: str, hits: Counter[str] | None = None) -> list[int]:
     """[top-level public type headers, those the rule would hide] of one file."""
     n = fired = 0
-    uri = Path("/" + path.lstrip("/")).as_uri()
     pos = 0
     for line in text.split("\n"):
         start, pos = pos, pos + len(line) + 1
@@ -30,7 +29,7 @@ def count(text: str, path: str, hits: Counter[str] | None = None) -> list[int]:
             continue
         n += 1
         doc = text[:start] + text[start + len(line):]  # the line being typed, from its start
-        if misnamed_public_type(doc, start, line.strip(), "java", uri):
+        if misnamed_public_type(doc, start, line.strip(), "java", path):
             fired += 1
             if hits is not None:
                 hits[f"{Path(path).name}: {line.strip()[:60]}"] += 1

@@ -32,7 +32,7 @@ from .gate import Gate
 from .local import LocalInfiller, WarmStart
 from .model import LoadedModel
 from .settings import CONTEXT_SOURCES, Settings
-from .syntax.strict import misnamed_public_type, misplaced_statement_word, redefines, repeats_neighbour, sound
+from .syntax.strict import misplaced_statement_word, rival, sound
 from .syntax.style import omits_semicolons, without_semicolons
 from .types import Cancelled, CancelToken, Candidate, InfillRequest, InfillResult, SpanKind, SpanPlan
 
@@ -551,8 +551,9 @@ class Engine:
         drops = dict(result.drops or {})  # what the model thread's checks dropped before scoring
         dropped = list(result.dropped)
         ranked: list[Candidate] = []  # every line as ranked, the rivals never shown among them
+        path = folders.uri_to_path(uri)  # the document's file, for the check that reads its name
         items = self._postprocess(result.candidates, text, offset, plan, s.lang, s.doc.tree, drops,
-                                  vetted=result.drops is not None, dropped=dropped, ranked=ranked, uri=uri)
+                                  vetted=result.drops is not None, dropped=dropped, ranked=ranked, path=path)
         gated = ""
         floor = self.min_confidence(s.lang)
         if n <= 1 and floor > 0 and items:
@@ -566,7 +567,7 @@ class Engine:
         top = items[0] if items else None
 
         def head_of(cand: str) -> str:  # the rest of the word being typed that a line gives, if it may show
-            return self._word_head(text, offset, cand, s.lang, s.doc.tree, uri)
+            return self._word_head(text, offset, cand, s.lang, s.doc.tree, path)
 
         # the best line as ranked that saves a keystroke: a rival never shown as a line (the twin of a neighbour, a
         # method the class has) still begins with the word being typed (one character is no line to take it from)
@@ -623,16 +624,14 @@ class Engine:
         return Completion(items, start, offset, version, plan, stats, reason)
 
     @staticmethod
-    def _word_head(text: str, offset: int, cand: str, lang: str | None, tree: Any, uri: str | None = None) -> str:
-        """The rest of the word being typed that ``cand`` gives (:func:`word_head`), unless it names a definition
-        the scope already has (``def __l`` + ``e__`` where the class has ``__le__``: :func:`redefines`) or a Java
-        public class its file is not named for (:func:`misnamed_public_type`), makes it a ``return`` where no
-        statement can begin (``return re`` + ``turn``: :func:`misplaced_statement_word`) or, with what follows it
-        where the file agrees, makes the line the twin of a neighbour (:func:`repeats_neighbour`)."""
+    def _word_head(text: str, offset: int, cand: str, lang: str | None, tree: Any, path: str | None = None) -> str:
+        """The rest of the word being typed that ``cand`` gives (:func:`word_head`), unless it would write a rival
+        of the line (:func:`rival`: ``def __l`` + ``e__`` where the class has ``__le__``, with what follows it where
+        the file agrees the twin of a neighbour, a Java public class its file is not named for) or a ``return``
+        where no statement can begin (``return re`` + ``turn``: :func:`misplaced_statement_word`)."""
         rest = word_head(text, offset, cand)
-        if rest and (redefines(text, offset, rest, lang, tree, word=True) or repeats_neighbour(text, offset, rest)
-                     or misplaced_statement_word(text, offset, rest, lang, tree)
-                     or misnamed_public_type(text, offset, rest, lang, uri, word=True)):
+        if rest and (rival(text, offset, rest, lang, tree, path, word=True)
+                     or misplaced_statement_word(text, offset, rest, lang, tree)):
             return ""
         return rest
 
@@ -828,7 +827,7 @@ class Engine:
     def _postprocess(self, cands: list[Candidate], text: str, offset: int, plan: SpanPlan, lang: str | None,
                      tree: Any, drops: dict[str, int] | None = None, *, vetted: bool = False,
                      dropped: list[Candidate] | None = None, ranked: list[Candidate] | None = None,
-                     uri: str | None = None) -> list[Candidate]:
+                     path: str | None = None) -> list[Candidate]:
         """Cut to the plan at syntax boundaries, drop unsound or redundant candidates, rank by the gate.
 
         ``drops`` counts why candidates were dropped (empty, duplicate, repeats_suffix, syntax, glues,
@@ -839,7 +838,7 @@ class Engine:
         ``vetted``: the model thread already ran these checks on the same text (the local backend), so they are not
         run twice per keystroke.
         ``ranked`` receives every distinct line in rank order, the rivals dropped after ranking among them.
-        ``uri``: the document's, for the one check that reads its file name (:func:`misnamed_public_type`).
+        ``path``: the document's file, for the one check that reads its name (:func:`misnamed_public_type`).
         """
         drops = {} if drops is None else drops
         kept: list[Candidate] = []
@@ -882,9 +881,7 @@ class Engine:
             if ranked is not None:
                 ranked.append(c)
             # ranked as rivals above (rows of a table, methods of a class), never shown
-            why = ("repeats_neighbour" if repeats_neighbour(text, offset, c.text)
-                   else "redefines" if redefines(text, offset, c.text, lang, tree)
-                   else "misnamed_type" if misnamed_public_type(text, offset, c.text, lang, uri) else "")
+            why = rival(text, offset, c.text, lang, tree, path)
             if why:
                 drops[why] = drops.get(why, 0) + 1
                 continue

@@ -532,29 +532,28 @@ def test_a_c_function_the_file_defines_is_a_redefinition():
 def test_a_java_public_class_is_named_for_its_file():
     """javac refuses a top-level public type named otherwise than its file: retrieval offered ``public class
     InputStreamPumper implements Runnable {`` at the top of DefaultProcessingEnvironment.java. Nested types, other
-    languages and unsaved buffers are not checked; the rest of a word only where the file's name is not written
+    languages and unsaved buffers (no file) are not checked; the rest of a word only where the file's name is not written
     from it."""
     from dgcomplete.engine import Engine
 
     text = "package x;\n\nimport java.util.List;\n\n\n"
     off = len(text) - 1
-    uri = "file:///src/org/a/DefaultProcessingEnvironment.java"
+    path = "/src/org/a/DefaultProcessingEnvironment.java"
     for cand in ("public class InputStreamPumper implements Runnable {", "public final class Other {",
                  "public interface Other {", "public record Point(int x, int y) {"):
-        assert misnamed_public_type(text, off, cand, "java", uri), cand
-    for cand, name in (("public class DefaultProcessingEnvironment {", uri), ("class Helper {", uri),
-                       ("public class Other {", "untitled:Untitled-1"), ("public class Other {", None),
-                       ("public class Other {", "file:///a/other.kt")):
+        assert misnamed_public_type(text, off, cand, "java", path), cand
+    for cand, name in (("public class DefaultProcessingEnvironment {", path), ("class Helper {", path),
+                       ("public class Other {", None), ("public class Other {", "/a/other.kt")):
         assert not misnamed_public_type(text, off, cand, "java", name), (cand, name)
     nested = "public class DefaultProcessingEnvironment {\n    \n}\n"
-    assert not misnamed_public_type(nested, nested.index("    \n") + 4, "public static class Inner {", "java", uri)
+    assert not misnamed_public_type(nested, nested.index("    \n") + 4, "public static class Inner {", "java", path)
     typed = text + "public class Default"
-    assert not misnamed_public_type(typed, len(typed), "Processing", "java", uri, word=True)
-    assert misnamed_public_type(typed, len(typed), "Executor", "java", uri, word=True)
+    assert not misnamed_public_type(typed, len(typed), "Processing", "java", path, word=True)
+    assert misnamed_public_type(typed, len(typed), "Executor", "java", path, word=True)
     doc = "package x;\n\nclass DefaultExecutor {}\n\npublic class Default\n"
     at = doc.index("Default\n") + 7
     assert Engine._word_head(doc, at, "Executor {", "java", None).startswith("Executor")  # no name: unchecked
-    assert Engine._word_head(doc, at, "Executor {", "java", None, uri) == ""
+    assert Engine._word_head(doc, at, "Executor {", "java", None, path) == ""
     from bench.java_public_types import count
 
     assert count("package a;\npublic class B {\n    public class C {}\n}\npublic class D {}\n", "a/B.java") == [2, 1]

@@ -12,11 +12,10 @@ from __future__ import annotations
 
 import ast
 import functools
+import os
 import re
 import warnings
-from pathlib import PurePosixPath
 from typing import Any
-from urllib.parse import unquote, urlparse
 
 from .check import shared_base
 from .languages import comment_openers, is_comment_line
@@ -34,8 +33,10 @@ def glues(text: str, offset: int, cand: str) -> bool:
     return bool(_WORD.match(first_line[-1]) and _WORD.match(text[offset]))
 
 
-# an unindented line that goes on with the statement above: a closing bracket, or a clause of a compound statement
-_GOES_ON = re.compile(r"[)\]}]|(?:else|elif|except|finally)\b")
+# the clauses that go on with a compound statement; an unindented line that starts with one, or with a closing
+# bracket, goes on with the statement above
+_CLAUSES = ("else", "elif", "except", "finally")
+_GOES_ON = re.compile(rf"[)\]}}]|(?:{'|'.join(_CLAUSES)})\b")
 
 
 def _starts_statement(line: str) -> bool:
@@ -48,7 +49,7 @@ def _chunk_bounds(lines: list[str], row: int) -> tuple[int, int] | None:
     while what is typed on it may still become one: ``ex``)."""
     a = row
     typed = lines[row].strip()
-    if typed and row > 0 and any(w.startswith(typed) for w in ("else", "elif", "except", "finally")):
+    if typed and row > 0 and any(w.startswith(typed) for w in _CLAUSES):
         a -= 1
     while a > 0 and not _starts_statement(lines[a]):
         a -= 1
@@ -776,19 +777,16 @@ _JAVA_PUBLIC_TYPE = re.compile(r"public\s+(?:(?:abstract|final|sealed|non-sealed
                                r"(?:class|interface|enum|record|@interface)\s+([A-Za-z_$][\w$]*)")
 
 
-def misnamed_public_type(text: str, offset: int, cand: str, lang: str | None, uri: str | None, *,
+def misnamed_public_type(text: str, offset: int, cand: str, lang: str | None, path: str | None, *,
                          word: bool = False) -> bool:
     """Java: accepting the candidate makes the line a top-level ``public class`` (interface, enum, record) named
     otherwise than its file, which javac refuses. Retrieval offers the other files' headers (``public class
     InputStreamPumper implements Runnable {`` at the top of ``DefaultProcessingEnvironment.java``, twice typing the
-    dev_langs split). A nested type (indented) may be named anything; an unsaved buffer (no ``file:`` name) is not
-    checked. ``word``: the candidate only ends the name being typed, which may go on (``InputStreamPumper`` +
-    ``Test``): only a name the file's is not written from counts."""
-    if lang != "java" or not uri:
-        return False
-    parsed = urlparse(uri)
-    path = PurePosixPath(unquote(parsed.path))
-    if parsed.scheme != "file" or path.suffix != ".java":
+    dev_langs split). A nested type (indented) may be named anything; a document without a file (``path`` None: an
+    unsaved buffer) is not checked. ``word``: the candidate only ends the name being typed, which may go on
+    (``InputStreamPumper`` + ``Test``): only a name the file's is not written from counts."""
+    stem, ext = os.path.splitext(os.path.basename(path or ""))
+    if lang != "java" or ext != ".java":
         return False
     ls, _, line = edited_line(text, offset, cand)
     if text[ls:offset][:1].isspace():
@@ -796,4 +794,19 @@ def misnamed_public_type(text: str, offset: int, cand: str, lang: str | None, ur
     m = _JAVA_PUBLIC_TYPE.match(line)
     if m is None:
         return False
-    return not path.stem.startswith(m.group(1)) if word else m.group(1) != path.stem
+    return not stem.startswith(m.group(1)) if word else m.group(1) != stem
+
+
+def rival(text: str, offset: int, cand: str, lang: str | None, tree: Any = None, path: str | None = None, *,
+          word: bool = False) -> str:
+    """Why accepting the candidate would write the rival of the line being written (ranked as one, then never
+    shown), or "": the twin of a neighbour (:func:`repeats_neighbour`), a definition its block has
+    (:func:`redefines`), a Java public type its file is not named for (:func:`misnamed_public_type`). ``word``:
+    the candidate is the rest of the word being typed. The one list both the lines and the word heads are read by."""
+    if repeats_neighbour(text, offset, cand):
+        return "repeats_neighbour"
+    if redefines(text, offset, cand, lang, tree, word=word):
+        return "redefines"
+    if misnamed_public_type(text, offset, cand, lang, path, word=word):
+        return "misnamed_type"
+    return ""
