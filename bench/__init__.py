@@ -64,6 +64,15 @@ def tally(counts: Iterable[Sequence[int]]) -> list[int]:
     return total
 
 
+def tally_by_kind(counts: Iterable[dict[str, Sequence[int]]]) -> dict[str, list[int]]:
+    """Per-file {kind: [checked, fired]} counts summed kind by kind (every file names the same kinds)."""
+    total: dict[str, list[int]] = {}
+    for per_file in counts:
+        for kind, pair in per_file.items():
+            total[kind] = tally([total.get(kind, [0, 0]), pair])
+    return total
+
+
 # ---- model --------------------------------------------------------------------------------------------------
 def emit(res: Any, out: str | None) -> None:
     """A bench script's result: printed as JSON, and written to ``--out`` when given."""

@@ -15,7 +15,7 @@ from typing import Any
 
 from dgcomplete.syntax.strict import _NAMES, twin_of_neighbour
 
-from . import corpus_parser, corpus_texts, emit
+from . import corpus_parser, corpus_texts, emit, tally_by_kind
 
 LANGS = ("python", "javascript", "typescript", "go", "java", "c", "rust")
 
@@ -45,11 +45,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     a = ap.parse_args(argv)
     by_lang: dict[str, Any] = {}
     for lang in LANGS:
-        total = {"names_2_or_more": [0, 0], "names_0_or_1": [0, 0]}
-        for text in corpus_texts(a.corpus, lang, a.files):
-            for k, (n, t) in count(text).items():
-                total[k][0] += n
-                total[k][1] += t
+        total = tally_by_kind(count(text) for text in corpus_texts(a.corpus, lang, a.files))
         by_lang[lang] = {k: {"lines": n, "twins": t, "share_pct": round(100 * t / max(1, n), 3)}
                          for k, (n, t) in total.items()}
     res = {"benchmark": "neighbour_twins", "command": "python -m bench.neighbour_twins", "files_per_language": a.files,

@@ -20,10 +20,9 @@ from collections import Counter
 from typing import Any
 
 from dgcomplete.syntax import get_parser
-from dgcomplete.syntax.plan import enclosing_literal
-from dgcomplete.syntax.strict import python_sound
+from dgcomplete.syntax.strict import _literal_at, python_sound
 
-from . import corpus_parser, corpus_texts, emit
+from . import corpus_parser, corpus_texts, emit, tally_by_kind
 
 MAX_CHARS = 100_000
 
@@ -36,15 +35,14 @@ def count(text: str, rng: random.Random, lines: int, hits: Counter[str] | None =
         starts.append(pos)
         pos += len(row) + 1
     tree = get_parser("python").parse(text.encode("utf-8"))
-    ascii_text = text.isascii()
     out = {"code": [0, 0], "string": [0, 0], "head_before_body": [0, 0]}
-    for k in rng.sample([i for i, r in enumerate(rows) if r.strip()], min(lines, sum(1 for r in rows if r.strip()))):
+    written = [i for i, r in enumerate(rows) if r.strip()]
+    for k in rng.sample(written, min(lines, len(written))):
         row = rows[k]
         body = row.strip()
         indent = row[: len(row) - len(row.lstrip())]
         at0 = starts[k] + len(indent)
-        byte = at0 if ascii_text else len(text[:at0].encode("utf-8"))
-        kind = "string" if enclosing_literal(tree, byte + 1) == "string" else "code"
+        kind = "string" if _literal_at(text, at0 + 1, "python", tree) == "string" else "code"
         for at in sorted({0, min(1, len(body)), min(2, len(body))}):
             doc = text[: starts[k]] + indent + body[:at] + text[starts[k] + len(row):]
             out[kind][0] += 1
@@ -72,14 +70,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--seed", type=int, default=0)
     a = ap.parse_args(argv)
     rng = random.Random(a.seed)
-    total = {"code": [0, 0], "string": [0, 0], "head_before_body": [0, 0]}
     hits: Counter[str] = Counter()
-    for text in corpus_texts(a.corpus, "python", a.files):
-        if len(text) > MAX_CHARS:
-            continue
-        for kind, (n, refused) in count(text, rng, a.lines, hits).items():
-            total[kind][0] += n
-            total[kind][1] += refused
+    total = tally_by_kind(count(text, rng, a.lines, hits) for text in corpus_texts(a.corpus, "python", a.files)
+                          if len(text) <= MAX_CHARS)
     res = {"benchmark": "python_check", "files": a.files, "lines_per_file": a.lines, "seed": a.seed,
            "typed_chars": [0, 1, 2], "max_chars": MAX_CHARS,
            **{kind: {"checked": n, "refused": r, "refused_pct": round(100 * r / max(1, n), 2)}

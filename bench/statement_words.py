@@ -18,8 +18,7 @@ from collections import Counter
 from typing import Any
 
 from dgcomplete.syntax import get_parser
-from dgcomplete.syntax.plan import enclosing_literal
-from dgcomplete.syntax.strict import _STATEMENT_WORDS, misplaced_statement_word
+from dgcomplete.syntax.strict import _STATEMENT_WORDS, _literal_at, misplaced_statement_word
 
 from . import corpus_parser, corpus_texts, emit, tally
 from .heldout import load
@@ -34,11 +33,8 @@ def count(text: str, lang: str, hits: Counter[str] | None = None) -> list[int]:
     tree = None
     n = fired = 0
     for m in words.finditer(text):
-        if tree is None:
-            tree = get_parser(lang).parse(text.encode("utf-8"))
-            encoded = text.encode("utf-8")
-        byte = len(text[: m.start()].encode("utf-8")) if not encoded.isascii() else m.start()
-        if enclosing_literal(tree, byte + 1) is not None:
+        tree = tree or get_parser(lang).parse(text.encode("utf-8"))
+        if _literal_at(text, m.start() + 1, lang, tree) is not None:  # the engine's own test (byte offsets indexed)
             continue
         n += 1
         if misplaced_statement_word(text, m.start() + 1, m.group(0)[1:], lang, tree):

@@ -411,31 +411,32 @@ def report(recs: list[dict[str, Any]]) -> dict[str, Any]:
     return out
 
 
+FIGURES = ("keystrokes", "wrong", "accepted", "completed")  # what --compare reads of each line
+
+
 def compare(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> dict[str, Any]:
     """Two dumps of one split, line by line: the figures by package where they differ, and each line whose
-    keystrokes, wrong suggestions or accepts differ (what an A/B's summary moved, and where)."""
+    keystrokes, wrong suggestions, accepts or completion differ (what an A/B's summary moved, and where)."""
     old = {r["id"]: r for r in a}
     pairs = [(old[r["id"]], r) for r in b if r["id"] in old]
 
     def figures(r: dict[str, Any]) -> dict[str, int]:
-        return {"keystrokes": r["keystrokes"], "wrong": r["wrong"], "accepted": len(r["accepts"]),
-                "completed": int(bool(r["completed"]))}
+        return dict(zip(FIGURES, (r["keystrokes"], r["wrong"], len(r["accepts"]), int(bool(r["completed"]))),
+                        strict=True))
 
-    by_part: dict[str, dict[str, Any]] = {}
+    by_part: dict[str, dict[str, int]] = {}
     lines = []
     for x, y in pairs:
         fx, fy = figures(x), figures(y)
-        part = by_part.setdefault(y["package"], {"lines": 0, **{f"{k}_a": 0 for k in fx}, **{f"{k}_b": 0 for k in fy}})
+        part = by_part.setdefault(y["package"], {"lines": 0, **{f"{k}_{s}": 0 for s in "ab" for k in FIGURES}})
         part["lines"] += 1
-        for k in fx:
+        for k in FIGURES:
             part[f"{k}_a"] += fx[k]
             part[f"{k}_b"] += fy[k]
         if fx != fy:
-            lines.append({"id": y["id"], "line": y["line"], **{k: [fx[k], fy[k]] for k in fx if fx[k] != fy[k]}})
-    moved = {p: f for p, f in sorted(by_part.items())
-             if any(f[f"{k}_a"] != f[f"{k}_b"] for k in ("keystrokes", "wrong", "accepted", "completed"))}
-    total = {k: [sum(figures(x)[k] for x, _ in pairs), sum(figures(y)[k] for _, y in pairs)]
-             for k in ("keystrokes", "wrong", "accepted", "completed")}
+            lines.append({"id": y["id"], "line": y["line"], **{k: [fx[k], fy[k]] for k in FIGURES if fx[k] != fy[k]}})
+    total = {k: [sum(p[f"{k}_{s}"] for p in by_part.values()) for s in "ab"] for k in FIGURES}
+    moved = {p: f for p, f in sorted(by_part.items()) if any(f[f"{k}_a"] != f[f"{k}_b"] for k in FIGURES)}
     return {"lines": len(pairs), "only_in_a": len(old) - len(pairs), "total_a_b": total, "by_package": moved,
             "lines_that_moved": lines}
 
