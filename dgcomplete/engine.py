@@ -832,7 +832,7 @@ class Engine:
 
         ``drops`` counts why candidates were dropped (empty, duplicate, repeats_suffix, syntax, glues,
         empty_comment, empty_string, duplicate_import, dangling_modifiers, return_mismatch, duplicate_parameters,
-        python_parser, and repeats_neighbour, redefines and misnamed_type: ranked as rivals, then never shown) for
+        python_parser, and repeats_neighbour, redefines, misnamed_type and broken_line: ranked, then never shown) for
         the stats;
         ``dropped`` receives those the checks dropped, as written (the word being typed may be right in them).
         ``vetted``: the model thread already ran these checks on the same text (the local backend), so they are not
@@ -854,6 +854,8 @@ class Engine:
             cut = Candidate(t, c.score, c.source, dict(c.features))
             if t != c.text:
                 cut.features["cut"] = 1.0
+                if syntax.cut_short(c.text, t):
+                    cut.features["cut_short"] = 1.0
             kept.append(cut)
         # independent sources that agree on a text (the model's sample and a retrieved line) are more often right
         agree: dict[str, int] = {}
@@ -882,6 +884,13 @@ class Engine:
                 ranked.append(c)
             # ranked as rivals above (rows of a table, methods of a class), never shown
             why = rival(text, offset, c.text, lang, tree, path)
+            if (not why and c.source != "warm" and not c.features.get("cut_short")
+                    and not syntax.finishes_line(text, offset, c.text, lang, tree)):
+                # what is typed of the line, finished by the candidate, is still an error (`return (` + `...args)`):
+                # never shown, yet ranked, as its first word may be the rest of the word being typed. A candidate
+                # the checks cut short is a fragment the user goes on from (`lilv_i` + `s_directory`), not a line;
+                # the rest of one shown before (warm) was asked when it was shown
+                why = "broken_line"
             if why:
                 drops[why] = drops.get(why, 0) + 1
                 continue

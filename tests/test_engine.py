@@ -225,6 +225,20 @@ def test_postprocess_drops_an_import_the_file_has_and_counts_it():
     assert [c.text for c in keep] == ["Set;"] and drops == {"duplicate_import": 1}
 
 
+def test_postprocess_drops_a_line_it_would_leave_broken_and_counts_it():
+    """What is typed, finished by the suggestion, must parse as a line: ``return (`` + ``...args)`` is dropped (the
+    document as typed was broken there already, so the splice check alone let it through); ``a, b)`` is kept."""
+    from dgcomplete.types import Candidate
+
+    e = Engine(None)
+    text = "function f(a, b) {\n  const x = a\n  return (\n}\n"
+    off = text.index("(\n") + 1
+    drops: dict[str, int] = {}
+    keep = e._postprocess([Candidate("...args)", source="prefix"), Candidate("a, b)", source="diffusion")], text, off,
+                          SpanPlan(SpanKind.LINE, 1, 16), "javascript", None, drops)
+    assert [c.text for c in keep] == ["a, b)"] and drops == {"broken_line": 1}
+
+
 def test_postprocess_gives_the_checks_the_tree_a_return_is_held_to():
     """The vetter hands the document's tree to the soundness checks: a Go return with the wrong number of values
     for the function around the cursor is dropped and counted; the one that fits is kept."""

@@ -496,3 +496,65 @@ def test_a_check_in_the_gap_before_a_blocks_last_child_does_not_crash() -> None:
     for cand in ("\tC", "\tC Kind = 3", ")"):
         assert isinstance(check_mod.new_errors(text, at, at, cand, "go"), int)
         check_mod.error_char_spans(text, at, at, cand, "go")
+
+
+def test_a_line_the_suggestion_finishes_is_checked_whole() -> None:
+    """``is_valid`` compares with the document as typed, where ``return (`` is an error already, so a suggestion that
+    leaves the line as broken passed: :func:`finishes_line` checks the typed part and the suggestion together where
+    the line is blank. Fragments, the middle of a line, strings running over lines and code the grammar fails on
+    just above are not judged; a block's head may wait for its body."""
+    from dgcomplete.syntax import finishes_line
+
+    def ok(src: str, cand: str, lang: str) -> bool:
+        text, off = _at(src)
+        assert is_valid(text, off, off, cand, lang, parse(text, lang)), (src, cand)  # the old check let it through
+        return finishes_line(text, off, cand, lang, parse(text, lang))
+
+    js = "function f(a, b) {\n  const x = a\n  return (|\n}\n"
+    assert not ok(js, "...args)", "javascript") and ok(js, "a, b)", "javascript")
+    hdr = "const y = 1\n\nfunction s|\n  var lineBreaks = 0\n  return lineBreaks\n}\n"
+    assert not ok(hdr, "toreMappingPair", "javascript") and ok(hdr, "kip(state) {", "javascript")
+    # code around not finished yet (arguments written one a line, the `)` to come): only errors on the line count
+    assert ok("fn f(s: &S) {\n    writeln!(\n        &|\n    }\n}\n", "s.out,", "rust")
+    py = "def f(k):\n    key = '' if k is None else ', key=|\n    return key\n"
+    assert not ok(py, "key)", "python") and ok(py, "{0!r}'.format(k)", "python")
+    ts = "function f(a, b) {\n  const x = [a].sort((p, q) => p > q ? 1 |\n  return x\n}\n"
+    assert not ok(ts, "];", "javascript") and ok(ts, ": -1)", "javascript")  # a wrong closer is no fragment
+    java = "class A {\n  void f(String[] s) {\n    for (int i = 0; i < s.|\n      g(i);\n    }\n  }\n}\n"
+    assert not ok(java, "length {", "java") and ok(java, "length; i++) {", "java")
+    # a fragment the user goes on from, the middle of a line, a docstring opened on the line: not judged
+    assert ok("def f(s):\n    return g(s|\n", "elf", "python")
+    mid = "def f(x):\n    return (|x + 1\n"
+    assert finishes_line(*_at(mid), "...args)", "python")  # text right of the cursor: not the line's end
+    assert ok('def f():\n    """Ret|\n    x = 1\n', "urn the thing.", "python")
+    # a block's head typed before its body (code written top down), Python and braces
+    assert ok("def f(x):\n    if x|\n\ny = 2\n", ":", "python")
+    assert ok("function f(x) {\n  const y = x\n  if|\n}\n", " (y) {", "javascript")
+    # the grammar fails on the code just above (C++ read as C): it cannot judge this line either
+    cpp = "class A {\n public:\n  int f() const { return 1; }\n};\nint g(int a) {\n  return (|\n}\n"
+    assert finishes_line(*_at(cpp), "...a)", "c")
+
+
+def test_a_block_head_typed_before_its_body_is_sound() -> None:
+    """Code is written top down: ``if (x`` + ``) {`` with nothing below yet is checked with the typed part's
+    brackets closed too (it was refused: the closers came from the suggestion alone); a closer with nothing open
+    closes a line above (``} else if (b) {``); a statement's braces end with ``;`` (``let p = Point {``)."""
+    for src, cand, lang in (("function f(x) {\n  if (x|\n}\n", ") {", "javascript"),
+                            ("function f(x) {\n  g(x.map(function (v|\n}\n", ") {", "javascript"),
+                            ("function f(a, b) {\n  if (a) {\n    g()\n  } else if (b|\n}\n", ") {", "javascript"),
+                            ("fn f() {\n    let p = Po|\n}\n", "int {", "rust"),
+                            ("class A {\n  void f(int n) {\n    for (int i = 0; i < n|\n  }\n}\n", "; i++) {", "java"),
+                            ("func f(n int) {\n\tfor i := 0; i < n|\n}\n", "; i++ {", "go")):
+        text, off = _at(src)
+        assert is_valid(text, off, off, cand, lang, parse(text, lang)), (src, cand)
+    # still refused: what no closing makes sound
+    text, off = _at("function f(x) {\n  if (x|\n}\n")
+    assert not is_valid(text, off, off, ") {)", "javascript", parse(text, "javascript"))
+    from bench.syntax_refusals import count
+
+    code = "def f(x):\n    if x:\n        return 1\n    return 2\n"
+    got = count(code, "python", random.Random(0), 4)
+    assert got["line splice"][0] > 0 and got["head_before_body splice"][0] > 0
+    assert all(refused == 0 for _, refused in got.values())
+    broken = count("def f(x):\n    return (+ 1\n", "python", random.Random(0), 2)
+    assert broken["line splice"][1] + broken["line line"][1] > 0  # a broken line is refused as written

@@ -3,7 +3,15 @@
 Pure Python + tree-sitter (no torch, no LSP types) so it can be tested and benchmarked alone.
 """
 
-from .check import cut_candidate, error_char_spans, error_count, is_valid, new_errors
+from .check import (
+    cut_candidate,
+    cut_short,
+    error_char_spans,
+    error_count,
+    finishes_line,
+    is_valid,
+    new_errors,
+)
 from .document import SyntaxDocument, TextIndex, parse
 from .languages import SUPPORTED, get_language, get_parser, is_supported, language_for, text_language
 from .plan import indent_unit, plan_span
@@ -13,8 +21,10 @@ __all__ = [
     "SyntaxDocument",
     "TextIndex",
     "cut_candidate",
+    "cut_short",
     "error_char_spans",
     "error_count",
+    "finishes_line",
     "get_language",
     "get_parser",
     "indent_unit",

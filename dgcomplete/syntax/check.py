@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 import threading
 import time
-from collections import OrderedDict
+from collections import Counter, OrderedDict
 
 import tree_sitter
 
@@ -112,7 +112,7 @@ class _Window:
 class _Base:
     """The unmodified document: text/bytes and tree, plus lazily built check windows."""
 
-    __slots__ = ("index", "lang", "tree", "_whole", "_windows", "confirm_s")
+    __slots__ = ("index", "lang", "tree", "_whole", "_windows", "confirm_s", "blanks")
 
     def __init__(self, text: str, lang: str, tree: tree_sitter.Tree | None) -> None:
         self.index = TextIndex(text)
@@ -121,6 +121,7 @@ class _Base:
         self._whole: _Window | None = None
         self._windows: OrderedDict[tuple[int, int], _Window | None] = OrderedDict()
         self.confirm_s = 0.0  # time spent confirming windows' refusals on this version (_check's budget)
+        self.blanks: dict[tuple[int, int, int, int], _Base] = {}  # finishes_line's windows with the typed part taken out
 
     def whole(self) -> _Window:
         if self._whole is None:
@@ -305,7 +306,8 @@ def _closing(candidate: str) -> str:
 
     Such a line is a sound completion the user goes on from (the editor auto-closes it, the next lines fill
     it), so it is checked as if its open brackets were closed on the following line. A line ending in ``(`` or
-    ``[`` is not: as ghost text it is a fragment, not a statement.
+    ``[`` is not: as ghost text it is a fragment, not a statement. Give it the typed part of the line too
+    (:func:`_check_in`), so that the brackets opened there are closed (``foo(func`` + ``tion() {``).
     """
     body = candidate.rstrip()
     if not body.endswith("{"):
@@ -315,12 +317,26 @@ def _closing(candidate: str) -> str:
         t = m.group()
         if t in _OPEN_CLOSE:
             stack.append(_OPEN_CLOSE[t])
-        elif t in _CLOSERS:
-            if not stack or stack[-1] != t:
+        elif t in _CLOSERS and stack:  # one with nothing open closes a line above (`} else {`, the typed `if (x`)
+            if stack[-1] != t:
                 return ""  # unbalanced before the opener: let the plain check judge it
             stack.pop()
     last = body.rsplit("\n", 1)[-1]
     return "\n" + _indent_of(last) + "".join(reversed(stack)) if stack else ""
+
+
+_TRY = re.compile(r"(?:\}\s*)?try\s*\{$")
+
+
+def _block_ends(typed: str, candidate: str) -> tuple[str, ...]:
+    """What may follow a candidate that opens a block, for it to be checked as the sound line it is (:func:`_closing`
+    with the brackets the typed part of the line opened: `if (x` + `) {`): its closers, then with `;` (a statement's
+    braces: `let p = Point {`, `submit(() -> {`), and `try {` with an empty `finally` (its handlers come later)."""
+    closer = (_closing(typed + candidate) if "\n" not in candidate else "") or _closing(candidate)
+    if not closer:
+        return ()
+    last = (typed + candidate).rstrip().rsplit("\n", 1)[-1].strip()
+    return (closer, closer + ";") + ((closer + " finally {}",) if _TRY.match(last) else ())
 
 
 def _check(base: _Base, start: int, end: int, candidate: str) -> _Check:
@@ -344,9 +360,9 @@ def _check(base: _Base, start: int, end: int, candidate: str) -> _Check:
 def _check_in(base: _Base, start: int, end: int, candidate: str, whole: bool) -> _Check:
     check = _Check(base, start, end, candidate, whole)
     if check.added:
-        closer = _closing(candidate)
-        if closer:
-            closed = _Check(base, start, end, candidate + closer, whole)
+        text = base.index.text
+        for end_ in _block_ends(text[text.rfind("\n", 0, start) + 1 : start], candidate):
+            closed = _Check(base, start, end, candidate + end_, whole)
             if not closed.added:
                 return closed
     return check
@@ -365,6 +381,121 @@ def new_errors(
         return 0
     assert lang is not None
     return len(_check(_base(text, lang, base_tree), start, end, candidate).added)
+
+
+_NEAR_LINES = 30  # finishes_line: how far above the line an error the grammar also finds without it makes it unsure
+_LONG_QUOTES = re.compile(r'"""|\'\'\'|`|/\*|\*/')
+
+
+def finishes_line(
+    text: str,
+    offset: int,
+    candidate: str,
+    lang: str | None,
+    base_tree: tree_sitter.Tree | None = None,
+) -> bool:
+    """False when the candidate finishes the cursor's line and that line, written whole where the line is blank,
+    adds syntax errors.
+
+    :func:`is_valid` compares with the document as it is, where the typed part is often an error already (``return
+    (``), so a suggestion that leaves the line as broken passed it: ``return (`` + ``...args)``, ``function s`` +
+    ``toreMappingPair``, ``? 1 `` + ``];``. Here the typed part and the candidate are checked together against the
+    document with the typed part taken out (the window around the line, reparsed). Only a candidate that finishes
+    the line is asked: right of the cursor nothing but closers, and its first line with what is typed closes every
+    bracket it opens, or opens a block (checked with the block closed, or in Python with a body). A fragment
+    (``foo(ba`` + ``r``, which the user goes on from), a line that opens or closes a string or comment running
+    over lines, a C preprocessor line and a line under code the grammar fails on are not. The engine does not ask
+    it of a candidate the checks cut short (a fragment too)."""
+    if not is_supported(lang):
+        return True
+    assert lang is not None
+    ls = text.rfind("\n", 0, offset) + 1
+    eol = text.find("\n", offset)
+    eol = len(text) if eol < 0 else eol
+    typed = text[ls:offset].lstrip(" \t")
+    start = offset - len(typed)
+    first = candidate.split("\n", 1)[0]
+    line = (typed + first).rstrip()
+    if not typed.strip() or any(ch not in _CLOSERS and not ch.isspace() for ch in text[offset:eol]):
+        return True  # nothing typed (is_valid is this check), or a middle of the line
+    if len(_LONG_QUOTES.findall(line)) % 2 or (lang in ("c", "cpp") and line.startswith("#")):
+        return True  # a string or comment running over lines; a preprocessor line (its #if pairs with lines below)
+    opened: list[str] = []
+    for m in _CUT_TOKEN.finditer(line):
+        t = m.group()
+        if t in _OPEN_CLOSE:
+            opened.append(_OPEN_CLOSE[t])
+        elif t in _CLOSERS and opened:
+            if opened.pop() != t:
+                break  # `(a ? 1 ];`: no fragment, a broken line
+    else:
+        if opened and not line.endswith("{"):
+            return True  # a fragment
+    base = _base(text, lang, base_tree)
+    s_b, o_b = base.index.byte_offset(start), base.index.byte_offset(offset)
+    pass_ = "\n" + _indent_of(text[ls:offset]) + "    pass" if lang == "python" and line.endswith(":") else ""
+    win = base.window(s_b, o_b)
+    if _line_sound(base, win, s_b, o_b, typed + candidate, pass_):
+        return True
+    if win is base.whole() or len(base.index.data) > _CONFIRM_DOC or base.confirm_s >= _CONFIRM_BUDGET_S:
+        return False
+    t0 = time.perf_counter()  # a window's refusal is confirmed on the whole document, as _check does
+    sound = _line_sound(base, base.whole(), s_b, o_b, typed + candidate, pass_)
+    base.confirm_s += time.perf_counter() - t0
+    return sound
+
+
+def _line_sound(base: _Base, win: _Window, s_b: int, o_b: int, whole: str, pass_: str) -> bool:
+    """Whether ``whole`` (the typed part and the candidate) written at byte ``s_b`` of ``win`` with its typed part
+    [s_b, o_b) taken out adds no error (a block it opens closed, or given ``pass_`` as its body)."""
+    key = (win.start, len(win.data), s_b, o_b)
+    blank = base.blanks.get(key)
+    a, b = s_b - win.start, o_b - win.start
+    if blank is None:
+        tree = win.tree.copy()
+        pa = _point(win.data, a)
+        tree.edit(a, b, a, pa, _point(win.data, b), pa)
+        data = win.data[:a] + win.data[b:]
+        blank = _Base(data.decode("utf-8", "replace"), base.lang, get_parser(base.lang).parse(data, tree))
+        if len(base.blanks) > 8:
+            base.blanks.clear()
+        base.blanks[key] = blank
+    # an error just above the line that runs on into it: the code there is not finished (a header's parameters
+    # written one a line, its `)` not yet), so the line cannot be judged alone; or one the document as typed has too:
+    # the grammar fails on the code above (C++ in a `.h` read as C, Rust's `try!`, a template). Not an error taking
+    # the typed part out made and that ends above (`void` left alone above the header being typed), nor one below:
+    # taking a line out breaks what follows it (a header's parameters, an `else`'s block) in both versions alike
+    line_lo = win.data.rfind(b"\n", 0, a) + 1
+    near_lo = line_lo
+    for _ in range(_NEAR_LINES):
+        near_lo = win.data.rfind(b"\n", 0, max(0, near_lo - 1)) + 1
+    own = set(win.errors)
+    for node in _error_nodes(blank.whole().tree.root_node):
+        if near_lo <= node.start_byte < line_lo and (node.end_byte > line_lo
+                                                      or (_error_key(node), node.start_byte) in own):
+            return True
+    at = len(win.data[:a].decode("utf-8", "replace"))
+    check = _Check(blank, at, at, whole, True)
+    if check.added and pass_ and "\n" not in whole.rstrip():
+        check = _Check(blank, at, at, whole.rstrip() + pass_, True)
+    elif check.added:
+        for end_ in _block_ends("", whole):
+            check = _Check(blank, at, at, whole + end_, True)
+            if not check.added:
+                break
+    # only errors on the line count: where the code around is not finished (writing a call's arguments one a line,
+    # its `)` not yet), error recovery moves errors elsewhere with whatever is written (a line below, or the
+    # `)` still owed put after the line: the same missing token, not the line's)
+    owed = Counter(kind for kind, _ in blank.whole().errors if kind.startswith("MISSING"))
+    lo, hi = check.splice.start_b, check.splice.start_b + len(whole.split("\n", 1)[0].encode("utf-8"))
+    for node in check.added:
+        if not (node.start_byte <= hi and node.end_byte >= lo):
+            continue
+        kind = _error_key(node)
+        if owed[kind] <= 0:
+            return False
+        owed[kind] -= 1
+    return True
 
 
 def is_valid(
@@ -627,6 +758,14 @@ def cut_candidate(
     return cand
 
 
+def cut_short(raw: str, kept: str) -> bool:
+    """Whether the checks cut a candidate's first line short (``return _Adapter(s`` + ``elf``: a fragment the user
+    goes on from, which :func:`finishes_line` does not ask), not just of trailing blanks, a ``;`` the file does
+    without or closers the editor already put right of the cursor."""
+    a, b = raw.split("\n", 1)[0].rstrip(), kept.split("\n", 1)[0].rstrip()
+    return len(b) < len(a) and a.startswith(b) and a[len(b):].strip(" \t;" + _CLOSERS) != ""
+
+
 def _fewest_errors(base: _Base, offset: int, cand: str, total: int) -> str:
     """A candidate that adds no error may still leave the user's unfinished statement broken while a
     shorter cut would close it (``== 0)`` vs ``== 0``): keep the longest cut with the fewest errors left."""
@@ -644,3 +783,4 @@ def _fewest_errors(base: _Base, offset: int, cand: str, total: int) -> str:
         if left < total:
             best, total = prefix, left
     return best
+

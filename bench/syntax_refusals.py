@@ -1,0 +1,105 @@
+"""How often the engine's syntax checks refuse the line a file really has: the false alarms of
+:func:`dgcomplete.syntax.is_valid` (``splice``: the suggestion adds a tree-sitter error to the document as typed)
+and of :func:`dgcomplete.syntax.finishes_line` (``line``, asked when the splice check passed: what is typed of the
+line with the suggestion, written where the line is blank, adds one; ``return (`` + ``...args)``).
+
+Over the training corpus's first ``--files`` files of each checked language (``make corpus``), ``--lines`` written
+lines of each (a fixed sample) are typed from their indentation with 1 and 2 characters and half the line written
+(to a token's end), the rest of the line being the suggestion checked (with the typed document's tree, as the engine
+does) and the rest of the file in place. Every refusal is a right suggestion the engine would hide. Code is also
+written top down: each sampled line that opens a block (ends with ``{``, or ``:`` in Python) is checked once more,
+typed as far, with what follows it in its paragraph (the lines at its indentation or deeper up to a blank line,
+which ``bench.typing_replay --block`` takes out) not written yet (``head_before_body``; a paragraph may end inside a
+docstring or comment with a blank line, which leaves the rest of the file unparsed: such refusals are the bench's).
+
+    python -m bench.syntax_refusals [--files 300] [--lines 10] [--out FILE]
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from typing import Any
+
+from dgcomplete.syntax import finishes_line, get_parser, is_valid
+
+from . import corpus_parser, corpus_texts, emit, tally_by_kind
+
+LANGS = ("python", "javascript", "typescript", "go", "java", "c", "rust")
+MAX_CHARS = 100_000
+_TOKEN_END = re.compile(r"[\w$]+|[^\w\s$]")
+
+
+def typed_lengths(body: str) -> list[int]:
+    """1 and 2 characters and about half the line, at a token's end, as written before the suggestion."""
+    half = next((m.end() for m in _TOKEN_END.finditer(body) if m.end() >= len(body) // 2), len(body))
+    return sorted({n for n in (1, 2, half) if 0 < n < len(body)})
+
+
+def _indent(row: str) -> int:
+    return len(row) - len(row.lstrip())
+
+
+def count(text: str, lang: str, rng: random.Random, lines: int,
+          hits: Counter[str] | None = None) -> dict[str, list[int]]:
+    """{"<kind> <check>": [lines checked, refused]} for one file's sampled lines: kind ``line`` or
+    ``head_before_body``, check ``splice`` or ``line`` (asked where the splice check passed)."""
+    rows = text.split("\n")
+    starts, pos = [], 0
+    for row in rows:
+        starts.append(pos)
+        pos += len(row) + 1
+    out = {f"{kind} {check}": [0, 0] for kind in ("line", "head_before_body") for check in ("splice", "line")}
+    parser = get_parser(lang)
+
+    def refused(doc: str, at: int, cand: str, kind: str, line: str) -> None:
+        tree = parser.parse(doc.encode("utf-8"))
+        for check, ok in (("splice", lambda: is_valid(doc, at, at, cand, lang, tree)),
+                          ("line", lambda: finishes_line(doc, at, cand, lang, tree))):
+            out[f"{kind} {check}"][0] += 1
+            if not ok():
+                out[f"{kind} {check}"][1] += 1
+                if hits is not None:
+                    hits[f"{kind} {check}: {doc[at - len(line) + len(cand):at]}|{cand}"[:90]] += 1
+                return
+
+    written = [i for i, r in enumerate(rows) if r.strip()]
+    for k in sorted(rng.sample(written, min(lines, len(written)))):
+        row = rows[k].rstrip("\r")
+        body = row.strip()
+        indent = row[: len(row) - len(row.lstrip())]
+        at0 = starts[k] + len(indent)
+        end = starts[k] + len(rows[k])
+        head = len(body) > 2 and body.endswith(":" if lang == "python" else "{")
+        stop = k + 1
+        while head and stop < len(rows) and rows[stop].strip() and _indent(rows[stop]) >= len(indent):
+            stop += 1
+        gone = starts[stop] if stop < len(rows) else len(text)
+        for n in typed_lengths(body):
+            refused(text[:at0] + body[:n] + text[end:], at0 + n, body[n:], "line", body)
+            if head:
+                refused(text[:at0] + body[:n] + "\n" + text[gone:], at0 + n, body[n:], "head_before_body", body)
+    return out
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    ap = corpus_parser(__doc__, 300, "syntax_refusals.json")
+    ap.add_argument("--lines", type=int, default=10)
+    a = ap.parse_args(argv)
+    by_lang: dict[str, Any] = {}
+    for lang in LANGS:
+        rng = random.Random(0)
+        hits: Counter[str] = Counter()
+        total = tally_by_kind(count(t, lang, rng, a.lines, hits) for t in corpus_texts(a.corpus, lang, a.files)
+                              if len(t) <= MAX_CHARS)
+        by_lang[lang] = {kind: {"checked": n, "refused": r, "refused_pct": round(100 * r / max(1, n), 3)}
+                         for kind, (n, r) in total.items()} | {"examples": hits.most_common(12)}
+    res = {"benchmark": "syntax_refusals", "files_per_language": a.files, "lines_per_file": a.lines,
+           "max_chars": MAX_CHARS, "by_language": by_lang}
+    emit(res, a.out)
+    return res
+
+
+if __name__ == "__main__":
+    main()
