@@ -237,6 +237,10 @@ def test_postprocess_drops_a_line_it_would_leave_broken_and_counts_it():
     keep = e._postprocess([Candidate("...args)", source="prefix"), Candidate("a, b)", source="diffusion")], text, off,
                           SpanPlan(SpanKind.LINE, 1, 16), "javascript", None, drops)
     assert [c.text for c in keep] == ["a, b)"] and drops == {"broken_line": 1}
+    # a candidate the checks cut short is a fragment the user goes on from: not asked
+    short = Candidate("...args)", source="diffusion", features={"cut": 1.0, "cut_short": 1.0})
+    assert [c.text for c in e._postprocess([short], text, off, SpanPlan(SpanKind.LINE, 1, 16), "javascript",
+                                           None)] == ["...args)"]
 
 
 def test_postprocess_gives_the_checks_the_tree_a_return_is_held_to():

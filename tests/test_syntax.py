@@ -527,6 +527,9 @@ def test_a_line_the_suggestion_finishes_is_checked_whole() -> None:
     mid = "def f(x):\n    return (|x + 1\n"
     assert finishes_line(*_at(mid), "...args)", "python")  # text right of the cursor: not the line's end
     assert ok('def f():\n    """Ret|\n    x = 1\n', "urn the thing.", "python")
+    from dgcomplete.syntax import cut_short
+
+    assert cut_short("self._x(a, b)", "self") and not cut_short("foo(a);", "foo(a)") and not cut_short("f(a))", "f(a)")
     # a block's head typed before its body (code written top down), Python and braces
     assert ok("def f(x):\n    if x|\n\ny = 2\n", ":", "python")
     assert ok("function f(x) {\n  const y = x\n  if|\n}\n", " (y) {", "javascript")
