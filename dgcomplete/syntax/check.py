@@ -447,7 +447,8 @@ def finishes_line(
 
 def _line_sound(base: _Base, win: _Window, s_b: int, o_b: int, whole: str, pass_: str) -> bool:
     """Whether ``whole`` (the typed part and the candidate) written at byte ``s_b`` of ``win`` with its typed part
-    [s_b, o_b) taken out adds no error (a block it opens closed, or given ``pass_`` as its body)."""
+    [s_b, o_b) taken out adds no error on its first line (a block it opens closed, or given ``pass_`` as its body).
+    Windows with the typed part taken out are cached on ``base`` (one document version)."""
     key = (win.start, len(win.data), s_b, o_b)
     blank = base.blanks.get(key)
     a, b = s_b - win.start, o_b - win.start
