@@ -851,12 +851,7 @@ class Engine:
                 if dropped is not None:
                     dropped.append(c)
                 continue
-            cut = Candidate(t, c.score, c.source, dict(c.features))
-            if t != c.text:
-                cut.features["cut"] = 1.0
-                if syntax.cut_short(c.text, t):
-                    cut.features["cut_short"] = 1.0
-            kept.append(cut)
+            kept.append(Candidate(t, c.score, c.source, {**c.features, **syntax.cut_marks(c.text, t)}))
         # independent sources that agree on a text (the model's sample and a retrieved line) are more often right
         agree: dict[str, int] = {}
         for c in kept:

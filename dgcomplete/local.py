@@ -20,7 +20,7 @@ from torch import Tensor
 from . import canvas as cv
 from .model import KVCache, LoadedModel
 from .sampler import DenoiseResult, SamplerConfig, denoise
-from .syntax import cut_short
+from .syntax import cut_marks
 from .types import CancelToken, Candidate, InfillRequest, InfillResult
 
 log = logging.getLogger(__name__)
@@ -311,8 +311,7 @@ class LocalInfiller:
                         dropped.append(c)
                         continue
                     if text != c.text:
-                        short = {"cut_short": 1.0} if cut_short(c.text, text) else {}
-                        c = Candidate(text, c.score, c.source, {**c.features, "cut": 1.0, **short})
+                        c = Candidate(text, c.score, c.source, {**c.features, **cut_marks(c.text, text)})
                 same = next((p for p in pool if p.text == c.text), None)
                 if same is None:
                     pool.append(c)

@@ -5,6 +5,7 @@ Pure Python + tree-sitter (no torch, no LSP types) so it can be tested and bench
 
 from .check import (
     cut_candidate,
+    cut_marks,
     cut_short,
     error_char_spans,
     error_count,
@@ -21,6 +22,7 @@ __all__ = [
     "SyntaxDocument",
     "TextIndex",
     "cut_candidate",
+    "cut_marks",
     "cut_short",
     "error_char_spans",
     "error_count",

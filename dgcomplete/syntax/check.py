@@ -301,26 +301,34 @@ class _Check:
 _OPEN_CLOSE = {"{": "}", "(": ")", "[": "]"}
 
 
+def _unclosed(line: str) -> list[str] | None:
+    """The closers a line still owes for the brackets it opens, innermost last; None when a closer does not match
+    the bracket it would close (the line is unbalanced). A closer with nothing open closes a line above (``} else
+    {``, the typed ``if (x`` of ``if (x`` + ``) {``) and is passed over."""
+    stack: list[str] = []
+    for m in _CUT_TOKEN.finditer(line):
+        t = m.group()
+        if t in _OPEN_CLOSE:
+            stack.append(_OPEN_CLOSE[t])
+        elif t in _CLOSERS and stack:
+            if stack.pop() != t:
+                return None
+    return stack
+
+
 def _closing(candidate: str) -> str:
     """Closers for a candidate whose last line opens a brace block (``if (x) {``), else "".
 
     Such a line is a sound completion the user goes on from (the editor auto-closes it, the next lines fill
     it), so it is checked as if its open brackets were closed on the following line. A line ending in ``(`` or
     ``[`` is not: as ghost text it is a fragment, not a statement. Give it the typed part of the line too
-    (:func:`_check_in`), so that the brackets opened there are closed (``foo(func`` + ``tion() {``).
+    (:func:`_check_in`), so that the brackets opened there are closed (``foo(func`` + ``tion() {``); an
+    unbalanced one gets none (the plain check judges it).
     """
     body = candidate.rstrip()
     if not body.endswith("{"):
         return ""
-    stack: list[str] = []
-    for m in _CUT_TOKEN.finditer(body):
-        t = m.group()
-        if t in _OPEN_CLOSE:
-            stack.append(_OPEN_CLOSE[t])
-        elif t in _CLOSERS and stack:  # one with nothing open closes a line above (`} else {`, the typed `if (x`)
-            if stack[-1] != t:
-                return ""  # unbalanced before the opener: let the plain check judge it
-            stack.pop()
+    stack = _unclosed(body)
     last = body.rsplit("\n", 1)[-1]
     return "\n" + _indent_of(last) + "".join(reversed(stack)) if stack else ""
 
@@ -349,12 +357,18 @@ def _check(base: _Base, start: int, end: int, candidate: str) -> _Check:
     version, so a pathological file costs a keystroke a bounded time). On corpus dev files this was 1-2 % of the
     right lines refused (bench/results/check_windows.json)."""
     check = _check_in(base, start, end, candidate, False)
-    if (check.added and len(base.index.data) <= _CONFIRM_DOC and base.confirm_s < _CONFIRM_BUDGET_S
-            and check.splice.window is not base.whole()):  # whole() last: it lists the whole tree's errors
+    if check.added and _may_confirm(base, check.splice.window):
         t0 = time.perf_counter()
         check = _check_in(base, start, end, candidate, True)
         base.confirm_s += time.perf_counter() - t0
     return check
+
+
+def _may_confirm(base: _Base, window: _Window) -> bool:
+    """Whether a window's refusal is confirmed on the whole document: a window, not the whole, of a document up to
+    ``_CONFIRM_DOC`` bytes whose version has not spent ``_CONFIRM_BUDGET_S`` on it yet."""
+    return (len(base.index.data) <= _CONFIRM_DOC and base.confirm_s < _CONFIRM_BUDGET_S
+            and window is not base.whole())  # whole() last: it lists the whole tree's errors
 
 
 def _check_in(base: _Base, start: int, end: int, candidate: str, whole: bool) -> _Check:
@@ -420,24 +434,15 @@ def finishes_line(
         return True  # nothing typed (is_valid is this check), or a middle of the line
     if len(_LONG_QUOTES.findall(line)) % 2 or (lang in ("c", "cpp") and line.startswith("#")):
         return True  # a string or comment running over lines; a preprocessor line (its #if pairs with lines below)
-    opened: list[str] = []
-    for m in _CUT_TOKEN.finditer(line):
-        t = m.group()
-        if t in _OPEN_CLOSE:
-            opened.append(_OPEN_CLOSE[t])
-        elif t in _CLOSERS and opened:
-            if opened.pop() != t:
-                break  # `(a ? 1 ];`: no fragment, a broken line
-    else:
-        if opened and not line.endswith("{"):
-            return True  # a fragment
+    if _unclosed(line) and not line.endswith("{"):
+        return True  # a fragment (unbalanced, `(a ? 1 ];`, is none: a broken line)
     base = _base(text, lang, base_tree)
     s_b, o_b = base.index.byte_offset(start), base.index.byte_offset(offset)
     pass_ = "\n" + _indent_of(text[ls:offset]) + "    pass" if lang == "python" and line.endswith(":") else ""
     win = base.window(s_b, o_b)
     if _line_sound(base, win, s_b, o_b, typed + candidate, pass_):
         return True
-    if win is base.whole() or len(base.index.data) > _CONFIRM_DOC or base.confirm_s >= _CONFIRM_BUDGET_S:
+    if not _may_confirm(base, win):
         return False
     t0 = time.perf_counter()  # a window's refusal is confirmed on the whole document, as _check does
     sound = _line_sound(base, base.whole(), s_b, o_b, typed + candidate, pass_)
@@ -757,6 +762,14 @@ def cut_candidate(
         if prefix and not _check(base, offset, offset, prefix).added:
             return prefix
     return cand
+
+
+def cut_marks(raw: str, kept: str) -> dict[str, float]:
+    """The features a candidate the checks changed carries: ``cut`` (the gate reads it) and ``cut_short`` when its
+    first line was cut to a fragment (:func:`cut_short`); none when unchanged."""
+    if kept == raw:
+        return {}
+    return {"cut": 1.0, **({"cut_short": 1.0} if cut_short(raw, kept) else {})}
 
 
 def cut_short(raw: str, kept: str) -> bool:
