@@ -11,6 +11,10 @@ written top down: each sampled line that opens a block (ends with ``{``, or ``:`
 typed as far, with what follows it in its paragraph (the lines at its indentation or deeper up to a blank line,
 which ``bench.typing_replay --block`` takes out) not written yet (``head_before_body``; a paragraph may end inside a
 docstring or comment with a blank line, which leaves the rest of the file unparsed: such refusals are the bench's).
+And :func:`dgcomplete.syntax.strict.misplaced_closer` (``closer strict``, brace languages): every line of the files
+that starts with ``}``, taken out but for its indentation, nothing typed, the line the suggestion (a refusal hides
+the block's real ``}``, ``} else {`` or ``});``); and :func:`dgcomplete.syntax.strict.self_comparison`
+(``self_comparison strict``): every written line of the files, nothing typed, the line the suggestion.
 
     python -m bench.syntax_refusals [--files 300] [--lines 10] [--out FILE]
 """
@@ -23,6 +27,7 @@ from collections import Counter
 from typing import Any
 
 from dgcomplete.syntax import finishes_line, get_parser, is_valid
+from dgcomplete.syntax.strict import BRACE_LANGS, misplaced_closer, self_comparison
 
 from . import corpus_parser, corpus_texts, emit, tally_by_kind
 
@@ -44,7 +49,8 @@ def _indent(row: str) -> int:
 def count(text: str, lang: str, rng: random.Random, lines: int,
           hits: Counter[str] | None = None) -> dict[str, list[int]]:
     """{"<kind> <check>": [lines checked, refused]} for one file's sampled lines: kind ``line`` or
-    ``head_before_body``, check ``splice`` or ``line`` (asked where the splice check passed)."""
+    ``head_before_body``, check ``splice`` or ``line`` (asked where the splice check passed); ``self_comparison
+    strict`` for each of its written lines and ``closer strict`` for each that starts with ``}``."""
     rows = text.split("\n")
     starts, pos = [], 0
     for row in rows:
@@ -52,6 +58,26 @@ def count(text: str, lang: str, rng: random.Random, lines: int,
         pos += len(row) + 1
     out = {f"{kind} {check}": [0, 0] for kind in ("line", "head_before_body") for check in ("splice", "line")}
     parser = get_parser(lang)
+    if lang in BRACE_LANGS:
+        out["closer strict"] = [0, 0]
+    out["self_comparison strict"] = [0, 0]
+    for k, row in enumerate(rows):
+        body = row.strip()
+        if body:
+            at = starts[k] + len(row) - len(row.lstrip())
+            out["self_comparison strict"][0] += 1
+            if self_comparison(text, at, ""):  # the line as it is: all of it written by the "suggestion"
+                out["self_comparison strict"][1] += 1
+                if hits is not None:
+                    hits[f"self_comparison strict: |{body}"[:90]] += 1
+        if lang in BRACE_LANGS and body.startswith("}"):
+            at = starts[k] + len(row) - len(row.lstrip())
+            out["closer strict"][0] += 1
+            doc = text[:at] + text[starts[k] + len(row.rstrip()):]
+            if misplaced_closer(doc, at, body, lang, parser.parse(doc.encode("utf-8"))):
+                out["closer strict"][1] += 1
+                if hits is not None:
+                    hits[f"closer strict: |{body}"[:90]] += 1
 
     def refused(doc: str, at: int, cand: str, kind: str, line: str) -> None:
         tree = parser.parse(doc.encode("utf-8"))

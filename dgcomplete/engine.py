@@ -800,8 +800,9 @@ class Engine:
         In a JavaScript or TypeScript file without semicolons, a line's ending ``;`` is dropped (:mod:`syntax.style`).
         Dropped: empty, only repeating the suffix, new syntax errors, or unsound by the language's strict check
         (:func:`syntax.strict.sound`: glued identifiers, a line that says nothing, an import the file has, a line
-        of modifiers only, a return that does not fit the function, a header naming a parameter twice, a comment no
-        one started, Python's own parser). The model thread runs it on its copy of the tree before scoring (what will
+        of modifiers only, a ``}`` the code above does not place there, a value ordered against itself, a return that
+        does not fit the function, a header naming a parameter twice, a comment no one started, Python's own
+        parser). The model thread runs it on its copy of the tree before scoring (what will
         not be shown is not scored); post-processing runs it again.
         """
         suffix = text[offset:]
@@ -831,8 +832,8 @@ class Engine:
         """Cut to the plan at syntax boundaries, drop unsound or redundant candidates, rank by the gate.
 
         ``drops`` counts why candidates were dropped (empty, duplicate, repeats_suffix, syntax, glues,
-        empty_comment, empty_string, duplicate_import, dangling_modifiers, return_mismatch, duplicate_parameters,
-        python_parser, and repeats_neighbour, redefines, misnamed_type and broken_line: ranked, then never shown) for
+        empty_comment, empty_string, duplicate_import, dangling_modifiers, misplaced_closer, self_comparison,
+        return_mismatch, duplicate_parameters, python_parser, and repeats_neighbour, redefines, misnamed_type and broken_line: ranked, then never shown) for
         the stats;
         ``dropped`` receives those the checks dropped, as written (the word being typed may be right in them).
         ``vetted``: the model thread already ran these checks on the same text (the local backend), so they are not

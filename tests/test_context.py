@@ -673,6 +673,63 @@ def test_a_return_where_no_statement_begins_is_not_the_word_s_rest():
     assert count("int f(int x) {\n  return x + return;\n}\n", "c") == [2, 1]
 
 
+def test_a_closer_the_code_above_does_not_place_is_not_suggested():
+    """``} else {`` offered in the middle of a body (nothing typed, the editor's indentation: the body's) would close
+    the block there and make the lines below an ``else`` block; a ``}`` is kept where the code above places it: after
+    the line that opened the block at its indentation, past a Go switch's ``case`` labels, past a comment, in a
+    prettier ternary, and where tabs and spaces mix so that the indentation cannot be read."""
+    from dgcomplete.syntax.strict import misplaced_closer
+
+    def refused(src: str, cand: str, lang: str) -> bool:
+        text, off = src.replace("|", ""), src.index("|")
+        return misplaced_closer(text, off, cand, lang)
+
+    js = "function f(x) {\n  if (x) {\n    a()\n  } else if (y) {\n    b = 1\n    |\n    c = 2\n  }\n}\n"
+    assert refused(js, "} else {", "javascript") and sound(js.replace("|", ""), js.index("|"), "} else {",
+                                                           "javascript") == "misplaced_closer"
+    assert not refused(js, "c = 3", "javascript")  # not a closer
+    assert not refused(js.replace("    |", "    } |"), "else {", "javascript")  # the user typed the `}`
+    # where a `}` goes: at the indentation of the line that opened the block
+    assert not refused("function f(x) {\n  if (x) {\n    a()\n  |\n}\n", "} else {", "javascript")
+    assert not refused("int f(int x) {\n  if (x &&\n      y) {\n    a();\n  |\n}\n", "}", "c")
+    go = "func f(x int) {\n\tswitch {\n\tcase x > 0:\n\t\tg()\n\t|\n}\n"
+    assert not refused(go, "}", "go") and refused("func f() {\n\tg()\n\t|\n\th()\n}\n", "}", "go")
+    assert not refused("if (a) {\n  b()\n\n// the other case\n|\n", "} else {", "javascript")  # js-yaml's style
+    ternary = "type T<A> = A extends B\n  ? {\n      a: A\n    |\n  : never\n"
+    assert not refused(ternary, "}", "typescript")
+    mixed = "int f(void) {\n    switch (x) {\n    case 1:\n\treturn 1;\n    |\n}\n"  # a tab of 8 columns
+    assert not refused(mixed, "}", "c")
+    assert not refused("def f():\n    a = 1\n    |\n", "}", "python")
+    cases = "func f(w string) bool {\n\tswitch w {\n\tcase \"A\",\n\t\t\"B\":\n\t\treturn true\n\t|\n\treturn false\n}\n"
+    assert not refused(cases, "}", "go")  # a case over two lines
+    # the lines of a raw string (read with the document's tree), and a comment line's `}`, are not the code's
+    raw = "func f() []byte {\n\ts := `\nab\ncd`\n\treturn g(s)\n|\n"
+    text, off = raw.replace("|", ""), raw.index("|")
+    from dgcomplete.syntax.document import parse
+
+    assert sound(text, off, "}", "go", parse(text, "go")) == ""
+    assert not refused("export {\n\ta,\n\tb,\n// } from 'x';\n|\n", "} from './y.js';", "typescript")
+    assert not refused("namespace a {\nint f();\n|\n", "}  // namespace a", "c")  # C++ does not indent these
+
+
+def test_a_value_ordered_against_itself_is_not_suggested():
+    """``index <`` + `` index;``: always false, what linters flag; ``==`` is left alone (``x === x`` tests for NaN), so
+    are longer operands (``a + n < n``), generics (``Foo<Foo>``) and a comparison the user typed whole."""
+    from dgcomplete.syntax.strict import self_comparison
+
+    def refused(typed: str, cand: str) -> bool:
+        text = "f() {\n  " + typed + "\n}\n"
+        return self_comparison(text, text.index(typed) + len(typed), cand)
+
+    assert refused("return 0 <= index && index <", " index;") and refused("if (p.n >= ", "p.n) {")
+    py = "x = 1\nwhile i > \n"
+    assert sound(py, len(py) - 1, "i:", "python") == "self_comparison"
+    assert not refused("return 0 <= index && index <", " values.length;")
+    assert not refused("return value ===", " value") and not refused("if (x ==", " x) {")
+    assert not refused("if (a + n <", " n) {") and not refused("impl<T: Eq> Eq for Foo<", "Foo> {")
+    assert not refused("if (i < i", ") {")  # typed whole by the user: not the suggestion's doing
+
+
 def test_a_line_of_modifiers_only_is_not_suggested():
     """`public`, `public static`, `pub`, `const` alone, or a stutter (`private static final final`): a declaration
     stopped early, which no style breaks across lines; a whole declaration, and C's GNU/Allman heads, are kept."""

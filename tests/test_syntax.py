@@ -520,6 +520,13 @@ def test_a_line_the_suggestion_finishes_is_checked_whole() -> None:
     assert not ok(py, "key)", "python") and ok(py, "{0!r}'.format(k)", "python")
     ts = "function f(a, b) {\n  const x = [a].sort((p, q) => p > q ? 1 |\n  return x\n}\n"
     assert not ok(ts, "];", "javascript") and ok(ts, ": -1)", "javascript")  # a wrong closer is no fragment
+    # ... whatever is around it: the line above it unfinished (its own line taken out), which the check passes over
+    cut = "const n = names.map((v) => {\n  return v.trim()\n  |\nconst x = 1\n"
+    typed = "}).sort((a, b) => a.length > b.length ? 1 "
+    assert not ok(cut.replace("|", typed + "|"), "];", "typescript")
+    assert ok(cut.replace("|", typed + "|"), ": -1)", "typescript")
+    assert ok(cut.replace("|", "x = v.replace(/[<[|"), "].+/, '')", "typescript")  # a regular expression's
+    assert ok('def f():\n    """Use it so:\n\n        g([h(5) for k in r|\n    """\n', "ange(4)))", "python")
     java = "class A {\n  void f(String[] s) {\n    for (int i = 0; i < s.|\n      g(i);\n    }\n  }\n}\n"
     assert not ok(java, "length {", "java") and ok(java, "length; i++) {", "java")
     # a fragment the user goes on from, the middle of a line, a docstring opened on the line: not judged

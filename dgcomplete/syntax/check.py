@@ -17,7 +17,7 @@ import tree_sitter
 
 from ..types import SpanKind, SpanPlan
 from .document import TextIndex, advance_point
-from .languages import get_parser, is_supported
+from .languages import comment_openers, get_parser, is_comment_line, is_supported
 
 # --- error counting ---------------------------------------------------------------------------
 
@@ -398,6 +398,9 @@ def new_errors(
 
 
 _NEAR_LINES = 30  # finishes_line: how far above the line an error the grammar also finds without it makes it unsure
+# where a JavaScript regular expression may start (`.replace(/[<[].+/`): its brackets need not pair up (nor in a
+# template or Go raw string, `regexp.MustCompile(`^"?([^"]*)"?`)`, which the bracket count does not read as one)
+_REGEX_START = re.compile(r"(?:^|[=(,:\[!&|?{};]|return)\s*/[^/*]")
 _LONG_QUOTES = re.compile(r'"""|\'\'\'|`|/\*|\*/')
 
 
@@ -434,10 +437,15 @@ def finishes_line(
         return True  # nothing typed (is_valid is this check), or a middle of the line
     if len(_LONG_QUOTES.findall(line)) % 2 or (lang in ("c", "cpp") and line.startswith("#")):
         return True  # a string or comment running over lines; a preprocessor line (its #if pairs with lines below)
-    if _unclosed(line) and not line.endswith("{"):
+    owed = _unclosed(line)
+    if owed and not line.endswith("{"):
         return True  # a fragment (unbalanced, `(a ? 1 ];`, is none: a broken line)
     base = _base(text, lang, base_tree)
     s_b, o_b = base.index.byte_offset(start), base.index.byte_offset(offset)
+    if (owed is None and _unclosed(typed) is not None and "`" not in line and not _REGEX_START.search(line)
+            and not is_comment_line(line, lang) and not any(o in line for o in comment_openers(lang))
+            and not _in_literal(base.tree, o_b)):
+        return False  # the candidate closes a bracket of the line with another closer (`? 1 ` + `];`), whatever is around
     pass_ = "\n" + _indent_of(text[ls:offset]) + "    pass" if lang == "python" and line.endswith(":") else ""
     win = base.window(s_b, o_b)
     if _line_sound(base, win, s_b, o_b, typed + candidate, pass_):
@@ -448,6 +456,16 @@ def finishes_line(
     sound = _line_sound(base, base.whole(), s_b, o_b, typed + candidate, pass_)
     base.confirm_s += time.perf_counter() - t0
     return sound
+
+
+def _in_literal(tree: tree_sitter.Tree, byte: int) -> bool:
+    """Byte ``byte`` is inside a string or a comment (a docstring's example need not pair its brackets)."""
+    node = tree.root_node.descendant_for_byte_range(byte, byte)
+    while node is not None:
+        if "string" in node.type or "comment" in node.type:
+            return True
+        node = node.parent
+    return False
 
 
 def _line_sound(base: _Base, win: _Window, s_b: int, o_b: int, whole: str, pass_: str) -> bool:
