@@ -802,8 +802,8 @@ class Engine:
         (:func:`syntax.strict.sound`: glued identifiers, a line that says nothing, an import the file has, a line
         of modifiers only, a ``}`` the code above does not place there, a value ordered against itself, a return that
         does not fit the function, a header naming a parameter twice, a comment no one started, Python's own
-        parser). The model thread runs it on its copy of the tree before scoring (what will
-        not be shown is not scored); post-processing runs it again.
+        parser). The model thread runs it on its copy of the tree before scoring (what will not be shown is not
+        scored); post-processing runs it again.
         """
         suffix = text[offset:]
         next_line = suffix.split("\n", 2)[1] if suffix.startswith("\n") and suffix.count("\n") >= 1 else ""
@@ -833,8 +833,8 @@ class Engine:
 
         ``drops`` counts why candidates were dropped (empty, duplicate, repeats_suffix, syntax, glues,
         empty_comment, empty_string, duplicate_import, dangling_modifiers, misplaced_closer, self_comparison,
-        return_mismatch, duplicate_parameters, python_parser, and repeats_neighbour, redefines, misnamed_type and broken_line: ranked, then never shown) for
-        the stats;
+        return_mismatch, duplicate_parameters, python_parser, and repeats_neighbour, redefines, misnamed_type and
+        broken_line: ranked, then never shown) for the stats;
         ``dropped`` receives those the checks dropped, as written (the word being typed may be right in them).
         ``vetted``: the model thread already ran these checks on the same text (the local backend), so they are not
         run twice per keystroke.

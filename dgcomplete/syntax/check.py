@@ -444,7 +444,7 @@ def finishes_line(
     s_b, o_b = base.index.byte_offset(start), base.index.byte_offset(offset)
     if (owed is None and _unclosed(typed) is not None and "`" not in line and not _REGEX_START.search(line)
             and not is_comment_line(line, lang) and not any(o in line for o in comment_openers(lang))
-            and not _in_literal(base.tree, o_b)):
+            and _enclosing_literal(base.tree, o_b) is None):
         return False  # the candidate closes a bracket of the line with another closer (`? 1 ` + `];`), whatever is around
     pass_ = "\n" + _indent_of(text[ls:offset]) + "    pass" if lang == "python" and line.endswith(":") else ""
     win = base.window(s_b, o_b)
@@ -458,14 +458,11 @@ def finishes_line(
     return sound
 
 
-def _in_literal(tree: tree_sitter.Tree, byte: int) -> bool:
-    """Byte ``byte`` is inside a string or a comment (a docstring's example need not pair its brackets)."""
-    node = tree.root_node.descendant_for_byte_range(byte, byte)
-    while node is not None:
-        if "string" in node.type or "comment" in node.type:
-            return True
-        node = node.parent
-    return False
+def _enclosing_literal(tree: tree_sitter.Tree, byte: int) -> str | None:
+    """:func:`plan.enclosing_literal` (the plan's own test; plan imports this module)."""
+    from .plan import enclosing_literal
+
+    return enclosing_literal(tree, byte)
 
 
 def _line_sound(base: _Base, win: _Window, s_b: int, o_b: int, whole: str, pass_: str) -> bool:

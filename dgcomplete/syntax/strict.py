@@ -17,8 +17,7 @@ import re
 import warnings
 from typing import Any
 
-from .check import _unclosed as _unclosed_in
-from .check import shared_base
+from .check import _unclosed, shared_base
 from .languages import comment_openers, is_comment_line
 from .plan import enclosing_literal, previous_nonblank
 
@@ -564,10 +563,9 @@ _LABEL = re.compile(r"\s*(?:case\b|default\b|[A-Za-z_]\w*\s*:\s*(?://.*|/\*.*)?$
 def misplaced_closer(text: str, offset: int, cand: str, lang: str | None, tree: Any = None) -> bool:
     """On a line where nothing is typed yet, the candidate starts with a ``}`` the code above does not place there:
     the line is in the middle of a body (the last line above at its indentation is a statement, not one opening a
-    block, nor a block's ``}``). ``} else {`` offered between two
-    lines of an ``else if`` block's body would close it and make the lines below an ``else`` block; the editor put
-    the cursor at the body's indentation, so a ``}`` there cannot be right, and one the user means has the user's
-    ``}`` (or an editor's dedent) first. Typing the dev split's lines, such suggestions were never right (``} else
+    block, nor a block's ``}``). ``} else {`` offered between two lines of an ``else if`` block's body would close
+    it and make the lines below an ``else`` block; the editor put the cursor at the body's indentation, so a ``}``
+    there cannot be right, and one the user means has the user's ``}`` (or an editor's dedent) first. Typing the dev split's lines, such suggestions were never right (``} else
     {`` in the body of ``} else if (...) {``, twice). Read from indentation and brackets, not the syntax tree: with a
     ``}`` still to write, the tree nests the code below it wrongly. ``case`` and ``default`` labels (at their
     switch's indentation in Go), other labels, comments (one over the next ``} else {``, at its indentation) and C
@@ -606,7 +604,7 @@ def _closes_nothing_here(text: str, ls: int, line: str, lang: str, tree: Any, ta
             return False  # a block's first line (prettier puts `? {` above its body and `}` deeper), or after a block
         # the brackets from there down, comment lines left out (`// } from '#x';`, a javadoc's `it's {@code`); None:
         # brackets that do not pair up (a regular expression): cannot tell
-        owed = _unclosed_in("\n".join(x for x in text[at:ls].split("\n") if not is_comment_line(x, lang)))
+        owed = _unclosed("\n".join(x for x in text[at:ls].split("\n") if not is_comment_line(x, lang)))
         return owed is not None and "}" not in owed  # nothing from there down opened a block a `}` here would close
     return False
 
