@@ -30,6 +30,7 @@ from dgcomplete.syntax import finishes_line, get_parser, is_valid
 from dgcomplete.syntax.strict import BRACE_LANGS, misplaced_closer, self_comparison
 
 from . import corpus_parser, corpus_texts, emit, tally_by_kind
+from .typing_replay import block_of
 
 LANGS = ("python", "javascript", "typescript", "go", "java", "c", "rust")
 MAX_CHARS = 100_000
@@ -40,10 +41,6 @@ def typed_lengths(body: str) -> list[int]:
     """1 and 2 characters and about half the line, at a token's end, as written before the suggestion."""
     half = next((m.end() for m in _TOKEN_END.finditer(body) if m.end() >= len(body) // 2), len(body))
     return sorted({n for n in (1, 2, half) if 0 < n < len(body)})
-
-
-def _indent(row: str) -> int:
-    return len(row) - len(row.lstrip())
 
 
 def count(text: str, lang: str, rng: random.Random, lines: int,
@@ -61,33 +58,30 @@ def count(text: str, lang: str, rng: random.Random, lines: int,
     if lang in BRACE_LANGS:
         out["closer strict"] = [0, 0]
     out["self_comparison strict"] = [0, 0]
+
+    def tally(key: str, fired: bool, example: str) -> bool:
+        out[key][0] += 1
+        if fired:
+            out[key][1] += 1
+            if hits is not None:
+                hits[f"{key}: {example}"[:90]] += 1
+        return fired
+
     for k, row in enumerate(rows):
         body = row.strip()
-        if body:
-            at = starts[k] + len(row) - len(row.lstrip())
-            out["self_comparison strict"][0] += 1
-            if self_comparison(text, at, ""):  # the line as it is: all of it written by the "suggestion"
-                out["self_comparison strict"][1] += 1
-                if hits is not None:
-                    hits[f"self_comparison strict: |{body}"[:90]] += 1
+        at = starts[k] + len(row) - len(row.lstrip())
+        if body:  # the line as it is: all of it written by the "suggestion"
+            tally("self_comparison strict", self_comparison(text, at, ""), f"|{body}")
         if lang in BRACE_LANGS and body.startswith("}"):
-            at = starts[k] + len(row) - len(row.lstrip())
-            out["closer strict"][0] += 1
             doc = text[:at] + text[starts[k] + len(row.rstrip()):]
-            if misplaced_closer(doc, at, body, lang, parser.parse(doc.encode("utf-8"))):
-                out["closer strict"][1] += 1
-                if hits is not None:
-                    hits[f"closer strict: |{body}"[:90]] += 1
+            tally("closer strict", misplaced_closer(doc, at, body, lang, parser.parse(doc.encode("utf-8"))),
+                  f"|{body}")
 
     def refused(doc: str, at: int, cand: str, kind: str, line: str) -> None:
         tree = parser.parse(doc.encode("utf-8"))
         for check, ok in (("splice", lambda: is_valid(doc, at, at, cand, lang, tree)),
                           ("line", lambda: finishes_line(doc, at, cand, lang, tree))):
-            out[f"{kind} {check}"][0] += 1
-            if not ok():
-                out[f"{kind} {check}"][1] += 1
-                if hits is not None:
-                    hits[f"{kind} {check}: {doc[at - len(line) + len(cand):at]}|{cand}"[:90]] += 1
+            if tally(f"{kind} {check}", not ok(), f"{doc[at - len(line) + len(cand):at]}|{cand}"):
                 return
 
     written = [i for i, r in enumerate(rows) if r.strip()]
@@ -98,9 +92,8 @@ def count(text: str, lang: str, rng: random.Random, lines: int,
         at0 = starts[k] + len(indent)
         end = starts[k] + len(rows[k])
         head = len(body) > 2 and body.endswith(":" if lang == "python" else "{")
-        stop = k + 1
-        while head and stop < len(rows) and rows[stop].strip() and _indent(rows[stop]) >= len(indent):
-            stop += 1
+        # the head's paragraph, as bench.typing_replay --block takes it out
+        stop = k + len(block_of(text, at0, len(rows))) if head else k + 1
         gone = starts[stop] if stop < len(rows) else len(text)
         for n in typed_lengths(body):
             refused(text[:at0] + body[:n] + text[end:], at0 + n, body[n:], "line", body)

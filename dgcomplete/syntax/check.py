@@ -812,4 +812,3 @@ def _fewest_errors(base: _Base, offset: int, cand: str, total: int) -> str:
         if left < total:
             best, total = prefix, left
     return best
-

@@ -17,7 +17,7 @@ import re
 import warnings
 from typing import Any
 
-from .check import _unclosed, shared_base
+from .check import _indent_of, _unclosed, _width, shared_base
 from .languages import comment_openers, is_comment_line
 from .plan import enclosing_literal, previous_nonblank
 
@@ -551,8 +551,7 @@ BRACE_LANGS = frozenset({"javascript", "typescript", "tsx", "go", "rust", "java"
 
 
 def _indent_width(line: str, tab: int = 4) -> int:
-    ind = line[: len(line) - len(line.lstrip(" \t"))]
-    return sum(tab if c == "\t" else 1 for c in ind)
+    return _width(_indent_of(line), tab)
 
 
 _CLOSER_LOOKBACK = 400  # lines looked at above the cursor for the line a `}` would close (a longer body: not judged)
