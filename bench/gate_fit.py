@@ -8,7 +8,13 @@ precision/coverage trade of the threshold. ``--write`` stores ``gate.json`` next
 the threshold that reaches ``--target`` precision on dev. The test split is never used here (report it with
 ``python -m bench.context --split test``).
 
-    python -m bench.gate_fit [--split dev] [--n N] [--target 0.6] [--write] [--out bench/results/gate_fit.json]
+``--extend --typing DUMP ...`` keeps the fitted gate (weights, bias, thresholds) and fits only the weights meant for
+typed lines (:func:`dgcomplete.gate.typing_only`: how often the completed line already stands in the file), on the
+lines read while typing the dev splits (``bench.typing_replay --observe --set minConfidence=0``), the shown
+confidence the kept gate's score: a new feature weighed against the rest as they stand.
+
+    python -m bench.gate_fit [--split dev] [--n N] [--target 0.6] [--write] [--out FILE]
+    python -m bench.gate_fit --extend --typing DEV.jsonl DEV_LANGS.jsonl [--write] [--out FILE]
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import math
 import sys
 import time
 from pathlib import Path
@@ -103,25 +110,84 @@ async def collect(model: Path, split: str, n: int | None, threads: int, settings
     return {"rows": rows, "cases": per_case, "corpus_cases": corpus_cases, "model": model_info(loaded)}
 
 
-def fit(rows: list[dict[str, Any]], l2: float = 1e-2, steps: int = 500) -> tuple[dict[str, float], float]:
-    """Logistic regression over the feature dicts (torch, LBFGS)."""
+def fit(rows: list[dict[str, Any]], l2: float = 1e-2, steps: int = 500,
+        base: tuple[dict[str, float], float] | None = None) -> tuple[dict[str, float], float]:
+    """Logistic regression over the feature dicts (torch, LBFGS).
+
+    The weights meant for typed lines (:func:`dgcomplete.gate.typing_only`) are left out, unless ``base`` is given:
+    a fitted gate's (weights, bias) kept as they are, while only those are fitted, each row's ``z`` (the score the
+    kept gate gave it when shown) a fixed offset and no new bias, so they move only the candidates that have them."""
     import torch
 
-    names = sorted({k for r in rows for k in r["x"]})
+    from dgcomplete.gate import typing_only
+
+    names = sorted(k for k in {k for r in rows for k in r["x"]} if typing_only(k) == (base is not None))
     x = torch.tensor([[r["x"].get(k, 0.0) for k in names] for r in rows], dtype=torch.float64)
     y = torch.tensor([r["y"] for r in rows], dtype=torch.float64)
+    offset = torch.tensor([r["z"] if base else 0.0 for r in rows], dtype=torch.float64)
     w = torch.zeros(len(names), dtype=torch.float64, requires_grad=True)
-    b = torch.zeros((), dtype=torch.float64, requires_grad=True)
-    opt = torch.optim.LBFGS([w, b], max_iter=steps, line_search_fn="strong_wolfe")
+    b = torch.zeros((), dtype=torch.float64, requires_grad=base is None)
+    opt = torch.optim.LBFGS([w, b] if base is None else [w], max_iter=steps, line_search_fn="strong_wolfe")
 
     def closure() -> torch.Tensor:
         opt.zero_grad()
-        loss = torch.nn.functional.binary_cross_entropy_with_logits(x @ w + b, y) + l2 * (w * w).sum()
+        loss = (torch.nn.functional.binary_cross_entropy_with_logits(offset + x @ w + b, y)
+                + l2 * (w * w).sum())
         loss.backward()
         return loss
 
     opt.step(closure)
-    return {k: round(float(v), 5) for k, v in zip(names, w.detach(), strict=True)}, round(float(b.detach()), 5)
+    fitted = {k: round(float(v), 5) for k, v in zip(names, w.detach(), strict=True)}
+    if base:
+        return dict(sorted({**base[0], **fitted}.items())), base[1]
+    return fitted, round(float(b.detach()), 5)
+
+
+def typing_rows(paths: list[str]) -> list[dict[str, Any]]:
+    """Fitting rows from ``bench.typing_replay --observe --set minConfidence=0`` dumps of the dev splits: each line
+    the typist read (once while it stays on screen as it is typed through), its shown confidence as the kept gate's
+    score (``z``), labelled by whether it was the rest of the line or a part of it (what the typist takes).
+
+    Only what a dump records of the candidate is a feature (its source and ``elsewhere``), so these rows fit an
+    ``--extend``: the candidates of every keystroke as typed, where the single-request cases above see one position
+    per line."""
+    from dgcomplete.gate import feature_vector
+    from dgcomplete.types import Candidate
+
+    rows: list[dict[str, Any]] = []
+    for p in paths:
+        for ln in Path(p).read_text().splitlines():
+            rec, on_screen = json.loads(ln), ""
+            for s in rec.get("seen", []):
+                conf, source = s.get("confidence"), s.get("source")
+                if s.get("verdict") is None or s.get("elsewhere") is None or conf is None or source in ("word", "warm"):
+                    continue
+                full = rec["line"][: s["at"]] + s["shown"].split("\n", 1)[0].rstrip()
+                if full == on_screen:
+                    continue
+                on_screen = full
+                p_ = min(max(float(conf), 1e-4), 1 - 1e-4)
+                x = feature_vector(Candidate(s["shown"], source=source, features={"elsewhere": s["elsewhere"]}))
+                rows.append({"case": rec["id"], "source": source, "elsewhere": s["elsewhere"], "x": x,
+                             "z": math.log(p_ / (1 - p_)), "y": int(s["verdict"] != "wrong")})
+    return rows
+
+
+def typing_evaluation(rows: list[dict[str, Any]], weights: dict[str, float], threshold: float,
+                      new: list[str]) -> dict[str, Any]:
+    """The typing rows at ``threshold`` before and after the extension, by source and ``elsewhere`` (0, 1, 2+):
+    lines read and how many of them were right."""
+    out: dict[str, Any] = {}
+    cut = math.log(threshold / (1 - threshold))
+    for r in rows:
+        z2 = r["z"] + sum(weights[k] * r["x"].get(k, 0.0) for k in new)
+        key = f"{r['source']} elsewhere={min(r['elsewhere'], 2)}{'+' if r['elsewhere'] >= 2 else ''}"
+        row = out.setdefault(key, {"before": [0, 0], "after": [0, 0]})
+        for when, z in (("before", r["z"]), ("after", z2)):
+            if z >= cut:
+                row[when][0] += r["y"]
+                row[when][1] += 1
+    return {k: {w: f"{v[0]}/{v[1]} right" for w, v in out[k].items()} for k in sorted(out)}
 
 
 def confidence(x: dict[str, float], weights: dict[str, float], bias: float) -> float:
@@ -172,6 +238,12 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--l2", type=float, default=1e-2)
     ap.add_argument("--set", action="append", default=[], metavar="KEY=JSON", help="engine settings")
     ap.add_argument("--write", action="store_true", help="store gate.json in the model directory")
+    ap.add_argument("--extend", action="store_true",
+                    help="keep the model's gate.json (weights, bias, thresholds) and fit only the features fitted on "
+                         "typed lines (gate.typing_only), on the --typing dumps")
+    ap.add_argument("--typing", nargs="+", metavar="DUMP",
+                    help="with --extend: the bench.typing_replay --observe --set minConfidence=0 dumps of the dev "
+                         "splits to fit on")
     ap.add_argument("--out", default=None)
     ap.add_argument("--rows", default=None, help="reuse (or, with --save-rows, write) collected candidates")
     ap.add_argument("--save-rows", action="store_true")
@@ -185,6 +257,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     model = resolve_model(a.model)
     settings = {k: json.loads(v) for k, v in (s.split("=", 1) for s in a.set)}
     t0 = time.perf_counter()
+    if a.extend or a.typing:
+        if not (a.extend and a.typing):
+            raise SystemExit("bench.gate_fit: --extend fits on typed lines: --extend --typing DUMP [DUMP ...]")
+        return extend_on_typing(a, model)
     if a.rows and not a.save_rows:
         got = json.loads(Path(a.rows).read_text())
     else:
@@ -230,6 +306,36 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
             "weights": weights, "bias": bias, "threshold": chosen["threshold"] if chosen else None,
             "fitted_on": f"bench.heldout dev split ({ev['n']} cases), python -m bench.gate_fit",
             "target_precision": a.target}, indent=1) + "\n")
+        res["written"] = display_path(path)
+    emit(res, a.out)
+    return res
+
+
+def extend_on_typing(a: argparse.Namespace, model: Path) -> dict[str, Any]:
+    """``--extend --typing``: fit the gate's new features on typed lines, keep the rest (``--write``: gate.json)."""
+    t0 = time.perf_counter()
+    path = model / "gate.json"
+    if not path.is_file():
+        raise SystemExit(f"bench.gate_fit: --extend needs a fitted {display_path(path)}")
+    old_gate = json.loads(path.read_text())
+    rows = typing_rows(a.typing)
+    weights, bias = fit(rows, a.l2, base=(old_gate["weights"], old_gate["bias"]))
+    new = sorted(set(weights) - set(old_gate["weights"]))
+    res: dict[str, Any] = {
+        "what": "new gate features fitted on the lines read while typing the dev splits (bench.typing_replay "
+                "--observe), the gate's other weights, bias and thresholds kept",
+        "dumps": [display_path(p) for p in a.typing], "rows": len(rows), "positives": sum(r["y"] for r in rows),
+        "l2": a.l2, "extended": {k: weights[k] for k in new},
+        "at_threshold": {"threshold": old_gate["threshold"],
+                         **typing_evaluation(rows, weights, old_gate["threshold"], new)},
+        "machine": machine_info(), "wall_s": round(time.perf_counter() - t0, 1),
+    }
+    if a.write:
+        path.write_text(json.dumps({
+            **old_gate, "weights": weights,
+            "extended_on": f"{', '.join(new)}: fitted on {len(rows)} lines read while typing the dev splits "
+                           "(python -m bench.gate_fit --extend --typing), the other weights, the bias and the "
+                           "thresholds kept"}, indent=1) + "\n")
         res["written"] = display_path(path)
     emit(res, a.out)
     return res

@@ -23,6 +23,7 @@ from dgcomplete.syntax import get_parser
 from dgcomplete.syntax.strict import _literal_at, python_sound
 
 from . import corpus_parser, corpus_texts, emit, tally_by_kind
+from .typing_replay import block_of
 
 MAX_CHARS = 100_000
 
@@ -53,9 +54,7 @@ def count(text: str, rng: random.Random, lines: int, hits: Counter[str] | None =
         if kind == "code" and body.endswith(":") and not body.startswith("#"):
             # code written top down: the block's head typed before its body and what follows it in its paragraph
             # (the lines at its indentation or deeper up to a blank line, as bench.typing_replay --block takes out)
-            end = k + 1
-            while end < len(rows) and rows[end].strip() and len(rows[end]) - len(rows[end].lstrip()) >= len(indent):
-                end += 1
+            end = k + len(block_of(text, at0, len(rows)))
             gone = starts[end] if end < len(rows) else len(text)
             doc = text[: starts[k]] + indent + body[:2] + "\n" + text[gone:]
             out["head_before_body"][0] += 1

@@ -248,7 +248,7 @@ async def _type_one(daemon: OptionsDaemon, t: Typist, line: str, after: str, obs
             last = (await daemon.stats()).get("last") or {}
             source = last.get("source")
             seen.append({"at": done, "shown": shown[:200], "verdict": verdict, "source": source,
-                         "confidence": last.get("confidence")})
+                         "confidence": last.get("confidence"), "elsewhere": last.get("elsewhere")})
         taken = None if observe else takes(done, verdict, shown, line[done:], source, words)
         if taken:
             take, acc = taken

@@ -94,6 +94,30 @@ class Completion:
 _CLOSING_ONLY = frozenset(")]};,")
 
 
+ELSEWHERE_WINDOW = 100_000  # characters each side of the cursor in which the gate's ``elsewhere`` counts a line
+
+
+def _stands_elsewhere(text: str, offset: int, line: str, most: int = 2) -> int:
+    """How often ``line`` (stripped) stands whole on a line of the document other than the cursor's, up to ``most``:
+    a line the candidate completes that already stands twice is a pattern the file repeats, one that stands once is
+    most often a neighbour copied where another line goes (the gate's ``elsewhere``). Looked for within
+    ELSEWHERE_WINDOW characters each side with ``str.find`` (a `)` in a 1 MB file: 6 ms a keystroke without the
+    window; splitting a 200 kB document into lines took 1 ms)."""
+    if not line:
+        return 0
+    ls = text.rfind("\n", 0, offset) + 1
+    lo, hi = max(0, offset - ELSEWHERE_WINDOW), offset + ELSEWHERE_WINDOW
+    n, i = 0, text.find(line, lo, hi)
+    while i >= 0 and n < most:
+        start = text.rfind("\n", 0, i) + 1
+        end = text.find("\n", i + len(line))
+        end = len(text) if end < 0 else end
+        if start != ls and not text[start:i].strip(" \t") and not text[i + len(line) : end].strip(" \t\r"):
+            n += 1
+        i = text.find(line, end, hi)
+    return n
+
+
 def _repeats_suffix(cand: str, suffix: str, next_line: str, line_prefix: str) -> bool:
     """The candidate only repeats what follows the cursor (the next line, or the suffix's start).
 
@@ -615,7 +639,8 @@ class Engine:
         if top is not None:
             stats.update({"confidence": round(top.confidence or 0.0, 4), "source": top.source,
                           "min_confidence": round(floor, 4),
-                          "shown_tokens": int(top.features.get("tokens", 0))})
+                          "shown_tokens": int(top.features.get("tokens", 0)),
+                    "elsewhere": int(top.features.get("elsewhere", 0))})
             if top.source == "word":  # the rest of the word from a line the gate hid, or one the checks dropped
                 stats["word_of"] = "dropped" if top.features.get("dropped") else "hidden"
         reason = "" if items else (gated or result.reason or "no candidate survived post-processing")
@@ -864,6 +889,8 @@ class Engine:
                 c.features["agree"] = (float(agree[c.text] - 1) + c.features.get("agree_draft", 0.0)
                                        + c.features.get("dups", 0.0))
                 c.features["typed"] = float(typed)
+                done = (line_prefix + c.text.split("\n", 1)[0]).strip()
+                c.features["elsewhere"] = float(_stands_elsewhere(text, offset, done))
                 other = next((t for t, x in totals if x != c.text), c.features.get("total", 0.0) - 5.0)
                 c.features["margin"] = c.features.get("total", 0.0) - other
                 c.confidence = self.gate.confidence(c)

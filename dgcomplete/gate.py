@@ -6,7 +6,9 @@ evaluation sets. Its output is a probability, so the ``minConfidence`` setting r
 only when at least this share of such suggestions were right on the dev set" (the precision/coverage curve
 behind the default is ``bench/results/context_gate.png``). A checkpoint may ship its own ``gate.json`` next
 to ``config.json``; without one (e.g. Google's checkpoint) the prior below is used, which ranks by the
-scorer's mean log-probability.
+scorer's mean log-probability. A feature added later is fitted with the rest kept (``bench.gate_fit --extend``):
+``elsewhere`` on the lines read while typing the dev splits (``--typing``), as the one-position cases rarely see a
+line copied from a neighbour.
 """
 
 from __future__ import annotations
@@ -30,6 +32,14 @@ OTHER = "other"  # the key of gate.json's thresholds for documents of a language
 ALIASES = {"predecessor": "successor", "analogy": "prefix"}
 NUMERIC = ("mean_lp", "min_lp", "end_lp", "causal_lp", "tokens", "strength", "agree", "cut", "typed", "margin", "dups")
 INTERACT = ("mean_lp", "min_lp", "end_lp", "margin", "typed", "strength")
+# how often the completed line already stands in the document: fitted on the lines read while typing (a one-position
+# case rarely sees a neighbour copied), after the rest (bench.gate_fit --extend --typing)
+ELSEWHERE = ("elsewhere_once", "elsewhere_more")
+
+
+def typing_only(name: str) -> bool:
+    """A weight that ``bench.gate_fit`` fits only on typed lines, never on the one-position cases."""
+    return name.split("*")[-1] in ELSEWHERE
 
 
 def feature_vector(c: Candidate) -> dict[str, float]:
@@ -43,10 +53,14 @@ def feature_vector(c: Candidate) -> dict[str, float]:
     for s in SOURCES:
         x[f"src_{s}"] = 1.0 if base == s else 0.0
     x["here"] = float(f.get("here", 0.0))
+    # how often the line the candidate completes already stands in the document: once is most often a neighbour
+    # copied where another line goes, twice or more a pattern the file repeats
+    n = f.get("elsewhere", 0.0)
+    x["elsewhere_once"], x["elsewhere_more"] = float(n == 1), float(n >= 2)
     # what a score means depends on where the candidate came from: one slope per source
     for s in SOURCES:
         if x[f"src_{s}"]:
-            for k in INTERACT:
+            for k in (*INTERACT, *ELSEWHERE):
                 x[f"{s}*{k}"] = x[k]
     return x
 

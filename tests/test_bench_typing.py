@@ -82,6 +82,8 @@ def test_replay_through_the_daemon(tiny_model: Path, tmp_path: Path):
         assert r["keystrokes"] == len(r["accepts"]) + (r["chars"] - accepted)
         assert r["requests"] == r["keystrokes"] and r["errors"] == []
         assert 0 <= r["wrong"] <= r["requests"]
+        # what the gate read of the shown line comes with it (bench.gate_fit --extend --typing fits on it)
+        assert all(isinstance(x["elsewhere"], int) for x in r["seen"] if x["source"] not in (None, "word"))
     # --words: a typist who also takes the right leading words of a wrong suggestion; each press is a keystroke
     # (under the default gate, so that keystrokes with nothing on screen come too)
     words = typing_replay.main(["--data", str(tmp_path), "--split", "dev", "--model", str(tiny_model), "--words",
@@ -199,3 +201,40 @@ def test_the_raw_analogy_count_types_the_line_and_stops_at_the_right_row():
     assert typed_line(doc, cursor, 'P_("8 (female)", "th"),') == (14, [(3, False), (5, True)])
     # with no equal token asked for, `return ` matches `X = [` (X replaced), wrong; it is counted in bin 0
     assert typed_line(doc, cursor, "return x") == (None, [(0, False)])
+
+
+def test_new_gate_features_are_fitted_on_the_lines_read_while_typing(tmp_path: Path):
+    """bench.gate_fit --extend --typing: each line read once (typed through: once), its shown confidence the kept
+    gate's score; only the weights gate.json lacks are fitted, and --write keeps the rest of gate.json."""
+    from bench import gate_fit
+
+    def seen(at: int, shown: str, verdict: str, source: str, conf: float, elsewhere: int) -> dict:
+        return {"at": at, "shown": shown, "verdict": verdict, "source": source, "confidence": conf,
+                "elsewhere": elsewhere}
+
+    recs = []
+    for i in range(30):  # a neighbour copied once: wrong, typed through (read once); one standing twice: right
+        recs.append({"id": f"a{i}", "line": "check(b)", "seen": [
+            seen(1, "heck(a)", "wrong", "prefix", 0.5, 1), seen(2, "eck(a)", "wrong", "prefix", 0.5, 1),
+            seen(6, "b)", "complete", "prefix", 0.5, 2), seen(7, "x", "wrong", "word", 0.1, 0)]})
+    dump = tmp_path / "obs.jsonl"
+    dump.write_text("".join(json.dumps(r) + "\n" for r in recs))
+    rows = gate_fit.typing_rows([str(dump)])
+    assert len(rows) == 60 and sum(r["y"] for r in rows) == 30
+    assert {r["elsewhere"] for r in rows if r["y"]} == {2} and all(r["z"] == 0.0 for r in rows)
+    # the full fit on one-position cases leaves these weights to the typed lines
+    full, _ = gate_fit.fit([{**r, "x": {**r["x"], "mean_lp": float(r["y"])}} for r in rows])
+    assert full["mean_lp"] > 0 and not any("elsewhere" in k for k in full)
+    model = tmp_path / "model"
+    model.mkdir()
+    kept = {"weights": {"mean_lp": 1.5}, "bias": -0.5, "threshold": 0.3, "thresholds": {"ruby": 0.7}}
+    (model / "config.json").write_text("{}")  # what resolve_model looks for; the fit loads no network
+    (model / "gate.json").write_text(json.dumps(kept))
+    res = gate_fit.main(["--model", str(model), "--extend", "--typing", str(dump), "--write",
+                         "--out", str(tmp_path / "fit.json")])
+    w = res["extended"]
+    assert w["elsewhere_once"] + w["prefix*elsewhere_once"] < 0 < w["elsewhere_more"] + w["prefix*elsewhere_more"]
+    assert res["at_threshold"]["prefix elsewhere=1"] == {"before": "0/30 right", "after": "0/0 right"}
+    written = json.loads((model / "gate.json").read_text())
+    assert written["weights"]["mean_lp"] == 1.5 and written["bias"] == -0.5 and written["thresholds"] == {"ruby": 0.7}
+    assert set(written["weights"]) == {"mean_lp", *w} and "--typing" in written["extended_on"]

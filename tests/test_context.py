@@ -1254,3 +1254,42 @@ def test_a_word_head_is_only_ever_the_start_of_the_suggestion(before, after, nam
     line_right = re.split(r"[\r\n]", text[offset:], maxsplit=1)[0].strip()
     if head and any(ch not in ")]}\"'`;," for ch in line_right):
         assert head == cand[: len(head)] and all(ch.isalnum() or ch in "_$" for ch in head)
+
+
+def test_the_gate_knows_how_often_the_completed_line_already_stands(tiny_mask_model):
+    """A line copied from one neighbour is most often the wrong line; one the file has twice is a pattern: the
+    engine counts the completed line's other occurrences (``elsewhere``, the cursor's own line left out) and the
+    gate weighs them per source."""
+    from dgcomplete.engine import Engine
+    from dgcomplete.model import load_model
+
+    eng = Engine(load_model(tiny_mask_model), threads=1)
+    eng.settings.min_confidence = 0.0
+    text = ("def f(a):\n    total = a.size + 1\n    check(a)\n    count = a.count(1)\n    check(a)\n\n"
+            "def g(a):\n    c\n")
+    eng.open("file:///e.py", text, 1, "python")
+
+    async def go():
+        return await eng.complete("file:///e.py", text.rindex("    c\n") + 5, seed=0, n=8)
+
+    comp = asyncio.run(go())
+    got = {c.text: c.features.get("elsewhere") for c in comp.items}
+    assert got.get("heck(a)") == 2.0 and got.get("ount = a.count(1)") == 1.0
+    assert all(v is not None for v in got.values())
+    assert comp.stats["elsewhere"] == int(comp.items[0].features["elsewhere"])
+    # whole lines only, CRLF or not; the cursor's own line is not one; counted up to twice
+    from dgcomplete.engine import _stands_elsewhere
+
+    doc = "a = 1\r\n  a = 1 \t\r\nba = 1\na = 10\n# a = 1\na = 1\n"
+    assert _stands_elsewhere(doc, len(doc), "a = 1") == 2
+    assert _stands_elsewhere(doc, doc.index("ba"), "a = 1", most=9) == 3
+    assert _stands_elsewhere(doc, 2, "a = 1", most=9) == 2 and _stands_elsewhere(doc, 0, "") == 0
+    # the fitted weights move only what has them: once, twice, the source's own slope
+    once = feature_vector(Candidate("t", source="prefix", features={"elsewhere": 1.0}))
+    more = feature_vector(Candidate("t", source="analogy", features={"elsewhere": 3.0}))
+    none = feature_vector(Candidate("t", source="prefix", features={}))
+    assert (once["elsewhere_once"], once["prefix*elsewhere_once"], once["elsewhere_more"]) == (1.0, 1.0, 0.0)
+    assert (more["elsewhere_more"], more["prefix*elsewhere_more"]) == (1.0, 1.0)
+    assert none["elsewhere_once"] == none["elsewhere_more"] == 0.0
+    g = Gate({"elsewhere_once": -2.0}, 0.0)
+    assert g.probability(once) < g.probability(none) == g.probability(more) == 0.5

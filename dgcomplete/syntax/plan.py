@@ -11,7 +11,7 @@ import re
 import tree_sitter
 
 from ..types import SpanKind, SpanPlan
-from .check import shared_base
+from .check import _indent_of, _width, shared_base
 from .document import TextIndex
 from .languages import is_supported
 
@@ -69,10 +69,6 @@ _RUBY_OPENER = re.compile(
 _RUBY_ENDLESS_DEF = re.compile(r"\s*(?:(?:private|protected|public)\s+)?def\s+(?:self\.)?(?:\w+[?!]?|[^\w\s(]+)\s*"
                                r"(?:\(.*\))?\s*=(?![=~>(])")
 _TRAILING_COMMENT = re.compile(r"\s*(?:#|//|--)[^\"'`]*$")
-
-
-def _indent_of(line: str) -> str:
-    return line[: len(line) - len(line.lstrip(" \t"))]
 
 
 def indent_unit(text: str, lang: str | None) -> str:
@@ -217,10 +213,6 @@ def _next_nonblank(text: str, line_end: int) -> str | None:
             return line
         pos = end + 1
     return None
-
-
-def _width(indent: str) -> int:
-    return sum(4 if c == "\t" else 1 for c in indent)
 
 
 def plan_span(
