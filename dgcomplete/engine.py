@@ -640,7 +640,7 @@ class Engine:
             stats.update({"confidence": round(top.confidence or 0.0, 4), "source": top.source,
                           "min_confidence": round(floor, 4),
                           "shown_tokens": int(top.features.get("tokens", 0)),
-                    "elsewhere": int(top.features.get("elsewhere", 0))})
+                          "elsewhere": int(top.features.get("elsewhere", 0))})
             if top.source == "word":  # the rest of the word from a line the gate hid, or one the checks dropped
                 stats["word_of"] = "dropped" if top.features.get("dropped") else "hidden"
         reason = "" if items else (gated or result.reason or "no candidate survived post-processing")
