@@ -577,7 +577,8 @@ class Engine:
         ranked: list[Candidate] = []  # every line as ranked, the rivals never shown among them
         path = folders.uri_to_path(uri)  # the document's file, for the check that reads its name
         items = self._postprocess(result.candidates, text, offset, plan, s.lang, s.doc.tree, drops,
-                                  vetted=result.drops is not None, dropped=dropped, ranked=ranked, path=path)
+                                  vetted=result.drops is not None, dropped=dropped, ranked=ranked, path=path,
+                                  as_you_type=n <= 1)
         gated = ""
         floor = self.min_confidence(s.lang)
         if n <= 1 and floor > 0 and items:
@@ -853,7 +854,7 @@ class Engine:
     def _postprocess(self, cands: list[Candidate], text: str, offset: int, plan: SpanPlan, lang: str | None,
                      tree: Any, drops: dict[str, int] | None = None, *, vetted: bool = False,
                      dropped: list[Candidate] | None = None, ranked: list[Candidate] | None = None,
-                     path: str | None = None) -> list[Candidate]:
+                     path: str | None = None, as_you_type: bool = True) -> list[Candidate]:
         """Cut to the plan at syntax boundaries, drop unsound or redundant candidates, rank by the gate.
 
         ``drops`` counts why candidates were dropped (empty, duplicate, repeats_suffix, syntax, glues,
@@ -865,6 +866,10 @@ class Engine:
         run twice per keystroke.
         ``ranked`` receives every distinct line in rank order, the rivals dropped after ranking among them.
         ``path``: the document's file, for the one check that reads its name (:func:`misnamed_public_type`).
+        ``as_you_type``: an automatic request, whose candidates the gate also weighs by how often their line already
+        stands in the file (``elsewhere``, fitted on typed lines). An Invoked list ranks without it: there a right
+        draft that stands once lost first place to the causal line, which typed lines never have (first item right
+        123 -> 121 and 80 -> 78 of the dev splits' 600 and 303, bench/results/session34_ab.json).
         """
         drops = {} if drops is None else drops
         kept: list[Candidate] = []
@@ -889,8 +894,9 @@ class Engine:
                 c.features["agree"] = (float(agree[c.text] - 1) + c.features.get("agree_draft", 0.0)
                                        + c.features.get("dups", 0.0))
                 c.features["typed"] = float(typed)
-                done = (line_prefix + c.text.split("\n", 1)[0]).strip()
-                c.features["elsewhere"] = float(_stands_elsewhere(text, offset, done))
+                if as_you_type:
+                    done = (line_prefix + c.text.split("\n", 1)[0]).strip()
+                    c.features["elsewhere"] = float(_stands_elsewhere(text, offset, done))
                 other = next((t for t, x in totals if x != c.text), c.features.get("total", 0.0) - 5.0)
                 c.features["margin"] = c.features.get("total", 0.0) - other
                 c.confidence = self.gate.confidence(c)

@@ -1269,14 +1269,17 @@ def test_the_gate_knows_how_often_the_completed_line_already_stands(tiny_mask_mo
             "def g(a):\n    c\n")
     eng.open("file:///e.py", text, 1, "python")
 
-    async def go():
-        return await eng.complete("file:///e.py", text.rindex("    c\n") + 5, seed=0, n=8)
+    async def go(n: int):
+        return await eng.complete("file:///e.py", text.rindex("    c\n") + 5, seed=0, n=n)
 
-    comp = asyncio.run(go())
+    comp = asyncio.run(go(1))
     got = {c.text: c.features.get("elsewhere") for c in comp.items}
     assert got.get("heck(a)") == 2.0 and got.get("ount = a.count(1)") == 1.0
     assert all(v is not None for v in got.values())
     assert comp.stats["elsewhere"] == int(comp.items[0].features["elsewhere"])
+    # an Invoked list ranks without it (fitted on typed lines, which never have the causal line)
+    invoked = asyncio.run(go(3))
+    assert invoked.items and all("elsewhere" not in c.features for c in invoked.items)
     # whole lines only, CRLF or not; the cursor's own line is not one; counted up to twice
     from dgcomplete.engine import _stands_elsewhere
 
