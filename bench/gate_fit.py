@@ -317,10 +317,16 @@ def extend_on_typing(a: argparse.Namespace, model: Path) -> dict[str, Any]:
     path = model / "gate.json"
     if not path.is_file():
         raise SystemExit(f"bench.gate_fit: --extend needs a fitted {display_path(path)}")
+    from dgcomplete.gate import typing_only
+
     old_gate = json.loads(path.read_text())
+    if any(typing_only(k) for k in old_gate["weights"]):
+        # the dumps' confidences would already hold them: observe and fit with the gate as it was before
+        raise SystemExit(f"bench.gate_fit: {display_path(path)} is extended already ({old_gate.get('extended_on')}); "
+                         "observe and fit with its weights before the extension (without the typing-only ones)")
     rows = typing_rows(a.typing)
     weights, bias = fit(rows, a.l2, base=(old_gate["weights"], old_gate["bias"]))
-    new = sorted(set(weights) - set(old_gate["weights"]))
+    new = sorted(k for k in weights if typing_only(k))
     res: dict[str, Any] = {
         "what": "new gate features fitted on the lines read while typing the dev splits (bench.typing_replay "
                 "--observe), the gate's other weights, bias and thresholds kept",

@@ -6,6 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from bench import heldout, typing_replay
 from bench.typing_replay import (
     block_document,
@@ -238,3 +240,7 @@ def test_new_gate_features_are_fitted_on_the_lines_read_while_typing(tmp_path: P
     written = json.loads((model / "gate.json").read_text())
     assert written["weights"]["mean_lp"] == 1.5 and written["bias"] == -0.5 and written["thresholds"] == {"ruby": 0.7}
     assert set(written["weights"]) == {"mean_lp", *w} and "--typing" in written["extended_on"]
+    # once extended, the dumps' confidences would hold the weights twice: refused, the file kept
+    with pytest.raises(SystemExit, match="extended already"):
+        gate_fit.main(["--model", str(model), "--extend", "--typing", str(dump), "--write"])
+    assert json.loads((model / "gate.json").read_text()) == written
