@@ -444,7 +444,7 @@ def finishes_line(
     s_b, o_b = base.index.byte_offset(start), base.index.byte_offset(offset)
     if (owed is None and _unclosed(typed) is not None and "`" not in line and not _REGEX_START.search(line)
             and not is_comment_line(line, lang) and not any(o in line for o in comment_openers(lang))
-            and _enclosing_literal(base.tree, o_b) is None):
+            and enclosing_literal(base.tree, o_b) is None):
         return False  # the candidate closes a bracket of the line with another closer (`? 1 ` + `];`), whatever is around
     pass_ = "\n" + _indent_of(text[ls:offset]) + "    pass" if lang == "python" and line.endswith(":") else ""
     win = base.window(s_b, o_b)
@@ -458,11 +458,55 @@ def finishes_line(
     return sound
 
 
-def _enclosing_literal(tree: tree_sitter.Tree, byte: int) -> str | None:
-    """:func:`plan.enclosing_literal` (the plan's own test; plan imports this module)."""
-    from .plan import enclosing_literal
+# the grammars' node types whose text is a string or a comment (enclosing_literal: the plan, the line check, strict)
+_STRING_TYPES = frozenset(
+    {
+        "string",
+        "string_literal",
+        "raw_string_literal",
+        "interpreted_string_literal",
+        "template_string",
+        "string_fragment",
+        "string_content",
+        "char_literal",
+        "character_literal",
+        "text_block",
+        "raw_string",
+        "heredoc_body",
+        "string_array",  # Ruby's %w[...]
+        "encapsed_string",  # PHP's "...{$x}..."
+        "nowdoc_body",
+    }
+)
+_COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment", "doc_comment"})
 
-    return enclosing_literal(tree, byte)
+
+def enclosing_literal(tree: tree_sitter.Tree, byte: int) -> str | None:
+    """'string' or 'comment' when the cursor is inside a string literal or a comment (its text, not after it)."""
+    root = tree.root_node
+    starts = [root.descendant_for_byte_range(byte, byte)]
+    if byte > 0:
+        starts.append(root.descendant_for_byte_range(byte - 1, byte))
+    for node in starts:
+        while node is not None and node.start_byte <= byte <= node.end_byte:
+            if node.type in _COMMENT_TYPES:
+                if node.start_byte < byte < node.end_byte:
+                    return "comment"
+                # a line comment ends at the line end: the cursor there is still in it; after `*/` it is not
+                if (
+                    byte == node.end_byte
+                    and byte > node.start_byte
+                    and not (node.text or b"").endswith(b"*/")
+                ):
+                    return "comment"
+                break
+            if node.type in _STRING_TYPES:
+                if node.start_byte < byte < node.end_byte:
+                    return "string"
+                if byte == node.end_byte > node.start_byte and node.has_error:
+                    return "string"  # unterminated string
+            node = node.parent
+    return None
 
 
 def _line_sound(base: _Base, win: _Window, s_b: int, o_b: int, whole: str, pass_: str) -> bool:

@@ -11,7 +11,7 @@ import re
 import tree_sitter
 
 from ..types import SpanKind, SpanPlan
-from .check import _indent_of, _width, shared_base
+from .check import _indent_of, _width, enclosing_literal, shared_base
 from .document import TextIndex
 from .languages import is_supported
 
@@ -27,27 +27,6 @@ _TOKENS = {
     SpanKind.STATEMENT: 48,
 }
 _STATEMENT_LINES = 4
-
-_STRING_TYPES = frozenset(
-    {
-        "string",
-        "string_literal",
-        "raw_string_literal",
-        "interpreted_string_literal",
-        "template_string",
-        "string_fragment",
-        "string_content",
-        "char_literal",
-        "character_literal",
-        "text_block",
-        "raw_string",
-        "heredoc_body",
-        "string_array",  # Ruby's %w[...]
-        "encapsed_string",  # PHP's "...{$x}..."
-        "nowdoc_body",
-    }
-)
-_COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment", "doc_comment"})
 
 # words before "(" that make it a grouping/condition paren, not a call
 _NON_CALL_WORDS = frozenset(
@@ -147,34 +126,6 @@ def _open_call(left: str, lang: str | None) -> bool:
         return False
     word = re.search(r"(\w+)$", before)
     return not (word and word.group(1) in _NON_CALL_WORDS)
-
-
-def enclosing_literal(tree: tree_sitter.Tree, byte: int) -> str | None:
-    """'string' or 'comment' when the cursor is inside a string literal or a comment (its text, not after it)."""
-    root = tree.root_node
-    starts = [root.descendant_for_byte_range(byte, byte)]
-    if byte > 0:
-        starts.append(root.descendant_for_byte_range(byte - 1, byte))
-    for node in starts:
-        while node is not None and node.start_byte <= byte <= node.end_byte:
-            if node.type in _COMMENT_TYPES:
-                if node.start_byte < byte < node.end_byte:
-                    return "comment"
-                # a line comment ends at the line end: the cursor there is still in it; after `*/` it is not
-                if (
-                    byte == node.end_byte
-                    and byte > node.start_byte
-                    and not (node.text or b"").endswith(b"*/")
-                ):
-                    return "comment"
-                break
-            if node.type in _STRING_TYPES:
-                if node.start_byte < byte < node.end_byte:
-                    return "string"
-                if byte == node.end_byte > node.start_byte and node.has_error:
-                    return "string"  # unterminated string
-            node = node.parent
-    return None
 
 
 def _unfinished_here(tree: tree_sitter.Tree, lo: int, hi: int) -> bool:

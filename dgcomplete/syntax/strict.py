@@ -17,9 +17,9 @@ import re
 import warnings
 from typing import Any
 
-from .check import _indent_of, _unclosed, _width, shared_base
+from .check import _indent_of, _unclosed, _width, enclosing_literal, shared_base
 from .languages import comment_openers, is_comment_line
-from .plan import enclosing_literal, previous_nonblank
+from .plan import previous_nonblank
 
 MAX_CHUNK_LINES = 400  # larger enclosing definitions are left to tree-sitter alone (bounded cost per request)
 _WORD = re.compile(r"[\w$]")
