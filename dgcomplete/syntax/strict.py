@@ -582,7 +582,9 @@ def misplaced_closer(text: str, offset: int, cand: str, lang: str | None, tree: 
     if lang in ("c", "cpp") and not _indent_width(typed + first):
         return False  # C++'s namespaces and `extern "C" {` do not indent what they hold
     # where tabs and spaces mix, a tab may stand for 4 columns or 8 (libzip's `\t    `): judged only where both agree
-    return all(_closes_nothing_here(text, ls, typed + first, lang, tree, tab) for tab in (4, 8))
+    # (without a tab above or on the line, the two readings are the same: read once)
+    tabs = (4, 8) if "\t" in first or text.find("\t", 0, offset) >= 0 else (4,)
+    return all(_closes_nothing_here(text, ls, typed + first, lang, tree, tab) for tab in tabs)
 
 
 def _closes_nothing_here(text: str, ls: int, line: str, lang: str, tree: Any, tab: int) -> bool:
