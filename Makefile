@@ -100,7 +100,7 @@ gpu-prep:
 
 ## A checkpoint a lent GPU returned (bundle --unpack) as a ship candidate: CKPT=runs/gpu/A writes runs/gpu/A-cand with
 ## the shipped decoding settings, fits its gate on the held-out dev split (then its `elsewhere` weights on the dev
-## splits' lines typed, bench.gate_fit --extend --typing) and measures HumanEval single-line; copy it
+## splits' lines typed, bench.gate_fit --extend) and measures HumanEval single-line; copy it
 ## into dgcomplete/models/dg-code-tiny only when both beat the shipped model's (MODEL_CARD.md)
 candidate: setup
 	@test -n "$(CKPT)" || { echo "usage: make candidate CKPT=runs/gpu/A"; exit 2; }
@@ -108,7 +108,7 @@ candidate: setup
 	$(PY) -m bench.gate_fit --model $(CKPT)-cand --l2 1e-3 --target 0.65 --write --out $(CKPT)-cand/gate_fit.json
 	for s in dev dev_langs; do $(PY) -m bench.typing_replay --model $(CKPT)-cand --split $$s --observe \
 		--set minConfidence=0 --dump $(CKPT)-cand/observe_$$s.jsonl --out $(CKPT)-cand/observe_$$s.json || exit 1; done
-	$(PY) -m bench.gate_fit --model $(CKPT)-cand --extend --typing $(CKPT)-cand/observe_dev.jsonl \
+	$(PY) -m bench.gate_fit --model $(CKPT)-cand --extend $(CKPT)-cand/observe_dev.jsonl \
 		$(CKPT)-cand/observe_dev_langs.jsonl --write --out $(CKPT)-cand/gate_typing.json
 	$(PY) -m bench.context --model $(CKPT)-cand --split dev_ruby_php --ablate no_gate --dump $(CKPT)-cand/ruby_php.jsonl
 	$(PY) -m bench.context --model $(CKPT)-cand --curve $(CKPT)-cand/ruby_php.jsonl --target 0.65 \

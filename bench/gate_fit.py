@@ -8,13 +8,13 @@ precision/coverage trade of the threshold. ``--write`` stores ``gate.json`` next
 the threshold that reaches ``--target`` precision on dev. The test split is never used here (report it with
 ``python -m bench.context --split test``).
 
-``--extend --typing DUMP ...`` keeps the fitted gate (weights, bias, thresholds) and fits only the weights meant for
+``--extend DUMP ...`` keeps the fitted gate (weights, bias, thresholds) and fits only the weights meant for
 typed lines (:func:`dgcomplete.gate.typing_only`: how often the completed line already stands in the file), on the
 lines read while typing the dev splits (``bench.typing_replay --observe --set minConfidence=0``), the shown
 confidence the kept gate's score: a new feature weighed against the rest as they stand.
 
     python -m bench.gate_fit [--split dev] [--n N] [--target 0.6] [--write] [--out FILE]
-    python -m bench.gate_fit --extend --typing DEV.jsonl DEV_LANGS.jsonl [--write] [--out FILE]
+    python -m bench.gate_fit --extend DEV.jsonl DEV_LANGS.jsonl [--write] [--out FILE]
 """
 
 from __future__ import annotations
@@ -154,18 +154,20 @@ def typing_rows(paths: list[str]) -> list[dict[str, Any]]:
     from dgcomplete.gate import feature_vector
     from dgcomplete.types import Candidate
 
+    from .typing_replay import on_screen
+
     rows: list[dict[str, Any]] = []
     for p in paths:
         for ln in Path(p).read_text().splitlines():
-            rec, on_screen = json.loads(ln), ""
+            rec, last = json.loads(ln), ""
             for s in rec.get("seen", []):
                 conf, source = s.get("confidence"), s.get("source")
                 if s.get("verdict") is None or s.get("elsewhere") is None or conf is None or source in ("word", "warm"):
                     continue
-                full = rec["line"][: s["at"]] + s["shown"].split("\n", 1)[0].rstrip()
-                if full == on_screen:
+                full = on_screen(rec["line"][: s["at"]], s["shown"])
+                if full == last:
                     continue
-                on_screen = full
+                last = full
                 p_ = min(max(float(conf), 1e-4), 1 - 1e-4)
                 x = feature_vector(Candidate(s["shown"], source=source, features={"elsewhere": s["elsewhere"]}))
                 rows.append({"case": rec["id"], "source": source, "elsewhere": s["elsewhere"], "x": x,
@@ -238,12 +240,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--l2", type=float, default=1e-2)
     ap.add_argument("--set", action="append", default=[], metavar="KEY=JSON", help="engine settings")
     ap.add_argument("--write", action="store_true", help="store gate.json in the model directory")
-    ap.add_argument("--extend", action="store_true",
-                    help="keep the model's gate.json (weights, bias, thresholds) and fit only the features fitted on "
-                         "typed lines (gate.typing_only), on the --typing dumps")
-    ap.add_argument("--typing", nargs="+", metavar="DUMP",
-                    help="with --extend: the bench.typing_replay --observe --set minConfidence=0 dumps of the dev "
-                         "splits to fit on")
+    ap.add_argument("--extend", nargs="+", metavar="DUMP",
+                    help="keep the model's gate.json (weights, bias, thresholds) and fit only the weights meant for "
+                         "typed lines (gate.typing_only) on these bench.typing_replay --observe --set minConfidence=0 "
+                         "dumps of the dev splits")
     ap.add_argument("--out", default=None)
     ap.add_argument("--rows", default=None, help="reuse (or, with --save-rows, write) collected candidates")
     ap.add_argument("--save-rows", action="store_true")
@@ -257,9 +257,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     model = resolve_model(a.model)
     settings = {k: json.loads(v) for k, v in (s.split("=", 1) for s in a.set)}
     t0 = time.perf_counter()
-    if a.extend or a.typing:
-        if not (a.extend and a.typing):
-            raise SystemExit("bench.gate_fit: --extend fits on typed lines: --extend --typing DUMP [DUMP ...]")
+    if a.extend:
         return extend_on_typing(a, model)
     if a.rows and not a.save_rows:
         got = json.loads(Path(a.rows).read_text())
@@ -312,7 +310,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
 
 def extend_on_typing(a: argparse.Namespace, model: Path) -> dict[str, Any]:
-    """``--extend --typing``: fit the gate's new features on typed lines, keep the rest (``--write``: gate.json)."""
+    """``--extend DUMP ...``: fit the gate's new features on typed lines, keep the rest (``--write``: gate.json)."""
     t0 = time.perf_counter()
     path = model / "gate.json"
     if not path.is_file():
@@ -324,13 +322,13 @@ def extend_on_typing(a: argparse.Namespace, model: Path) -> dict[str, Any]:
         # the dumps' confidences would already hold them: observe and fit with the gate as it was before
         raise SystemExit(f"bench.gate_fit: {display_path(path)} is extended already ({old_gate.get('extended_on')}); "
                          "observe and fit with its weights before the extension (without the typing-only ones)")
-    rows = typing_rows(a.typing)
+    rows = typing_rows(a.extend)
     weights, bias = fit(rows, a.l2, base=(old_gate["weights"], old_gate["bias"]))
     new = sorted(k for k in weights if typing_only(k))
     res: dict[str, Any] = {
         "what": "new gate features fitted on the lines read while typing the dev splits (bench.typing_replay "
                 "--observe), the gate's other weights, bias and thresholds kept",
-        "dumps": [display_path(p) for p in a.typing], "rows": len(rows), "positives": sum(r["y"] for r in rows),
+        "dumps": [display_path(p) for p in a.extend], "rows": len(rows), "positives": sum(r["y"] for r in rows),
         "l2": a.l2, "extended": {k: weights[k] for k in new},
         "at_threshold": {"threshold": old_gate["threshold"],
                          **typing_evaluation(rows, weights, old_gate["threshold"], new)},
@@ -340,7 +338,7 @@ def extend_on_typing(a: argparse.Namespace, model: Path) -> dict[str, Any]:
         path.write_text(json.dumps({
             **old_gate, "weights": weights,
             "extended_on": f"{', '.join(new)}: fitted on {len(rows)} lines read while typing the dev splits "
-                           "(python -m bench.gate_fit --extend --typing), the other weights, the bias and the "
+                           "(python -m bench.gate_fit --extend DUMP ...), the other weights, the bias and the "
                            "thresholds kept"}, indent=1) + "\n")
         res["written"] = display_path(path)
     emit(res, a.out)

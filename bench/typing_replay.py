@@ -97,6 +97,12 @@ def accepted_text(verdict: str, shown: str) -> str:
     return shown.split("\n", 1)[0].rstrip() if verdict == "complete" else shown
 
 
+def on_screen(typed: str, shown: str) -> str:
+    """The line as the typist reads it: what is typed of it and the suggestion's first line (one that stays the
+    same while it is typed through is read once)."""
+    return typed + shown.split("\n", 1)[0].rstrip()
+
+
 class WrongReads:
     """Wrong suggestions read on a line: one that stays on screen while the typist types through it (the same
     line again) is read once; ``keystrokes`` counts every keystroke with a wrong one on screen."""
@@ -107,7 +113,7 @@ class WrongReads:
         self._on_screen = ""
 
     def see(self, typed: str, shown: str, source: str | None = None) -> None:
-        full = typed + shown.split("\n", 1)[0].rstrip()
+        full = on_screen(typed, shown)
         self.keystrokes += 1
         if full != self._on_screen:
             self.read += 1

@@ -6,9 +6,9 @@ evaluation sets. Its output is a probability, so the ``minConfidence`` setting r
 only when at least this share of such suggestions were right on the dev set" (the precision/coverage curve
 behind the default is ``bench/results/context_gate.png``). A checkpoint may ship its own ``gate.json`` next
 to ``config.json``; without one (e.g. Google's checkpoint) the prior below is used, which ranks by the
-scorer's mean log-probability. A feature added later is fitted with the rest kept (``bench.gate_fit --extend``):
-``elsewhere`` on the lines read while typing the dev splits (``--typing``), as the one-position cases rarely see a
-line copied from a neighbour.
+scorer's mean log-probability. A feature added later is fitted with the rest kept: ``elsewhere``,
+on the lines read while typing the dev splits (``bench.gate_fit --extend DUMP ...``), as the one-position cases rarely
+see a line copied from a neighbour.
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ ALIASES = {"predecessor": "successor", "analogy": "prefix"}
 NUMERIC = ("mean_lp", "min_lp", "end_lp", "causal_lp", "tokens", "strength", "agree", "cut", "typed", "margin", "dups")
 INTERACT = ("mean_lp", "min_lp", "end_lp", "margin", "typed", "strength")
 # how often the completed line already stands in the document: fitted on the lines read while typing (a one-position
-# case rarely sees a neighbour copied), after the rest (bench.gate_fit --extend --typing)
+# case rarely sees a neighbour copied), after the rest (bench.gate_fit --extend DUMP ...)
 ELSEWHERE = ("elsewhere_once", "elsewhere_more")
 
 

@@ -84,8 +84,9 @@ def test_replay_through_the_daemon(tiny_model: Path, tmp_path: Path):
         assert r["keystrokes"] == len(r["accepts"]) + (r["chars"] - accepted)
         assert r["requests"] == r["keystrokes"] and r["errors"] == []
         assert 0 <= r["wrong"] <= r["requests"]
-        # what the gate read of the shown line comes with it (bench.gate_fit --extend --typing fits on it)
+        # what the gate read of the shown line comes with it (bench.gate_fit --extend fits on it)
         assert all(isinstance(x["elsewhere"], int) for x in r["seen"] if x["source"] not in (None, "word"))
+    assert any(x["source"] not in (None, "word") for r in recs for x in r["seen"])  # a line was read, not only words
     # --words: a typist who also takes the right leading words of a wrong suggestion; each press is a keystroke
     # (under the default gate, so that keystrokes with nothing on screen come too)
     words = typing_replay.main(["--data", str(tmp_path), "--split", "dev", "--model", str(tiny_model), "--words",
@@ -206,7 +207,7 @@ def test_the_raw_analogy_count_types_the_line_and_stops_at_the_right_row():
 
 
 def test_new_gate_features_are_fitted_on_the_lines_read_while_typing(tmp_path: Path):
-    """bench.gate_fit --extend --typing: each line read once (typed through: once), its shown confidence the kept
+    """bench.gate_fit --extend DUMP: each line read once (typed through: once), its shown confidence the kept
     gate's score; only the weights gate.json lacks are fitted, and --write keeps the rest of gate.json."""
     from bench import gate_fit
 
@@ -232,15 +233,15 @@ def test_new_gate_features_are_fitted_on_the_lines_read_while_typing(tmp_path: P
     kept = {"weights": {"mean_lp": 1.5}, "bias": -0.5, "threshold": 0.3, "thresholds": {"ruby": 0.7}}
     (model / "config.json").write_text("{}")  # what resolve_model looks for; the fit loads no network
     (model / "gate.json").write_text(json.dumps(kept))
-    res = gate_fit.main(["--model", str(model), "--extend", "--typing", str(dump), "--write",
+    res = gate_fit.main(["--model", str(model), "--extend", str(dump), "--write",
                          "--out", str(tmp_path / "fit.json")])
     w = res["extended"]
     assert w["elsewhere_once"] + w["prefix*elsewhere_once"] < 0 < w["elsewhere_more"] + w["prefix*elsewhere_more"]
     assert res["at_threshold"]["prefix elsewhere=1"] == {"before": "0/30 right", "after": "0/0 right"}
     written = json.loads((model / "gate.json").read_text())
     assert written["weights"]["mean_lp"] == 1.5 and written["bias"] == -0.5 and written["thresholds"] == {"ruby": 0.7}
-    assert set(written["weights"]) == {"mean_lp", *w} and "--typing" in written["extended_on"]
+    assert set(written["weights"]) == {"mean_lp", *w} and "--extend DUMP" in written["extended_on"]
     # once extended, the dumps' confidences would hold the weights twice: refused, the file kept
     with pytest.raises(SystemExit, match="extended already"):
-        gate_fit.main(["--model", str(model), "--extend", "--typing", str(dump), "--write"])
+        gate_fit.main(["--model", str(model), "--extend", str(dump), "--write"])
     assert json.loads((model / "gate.json").read_text()) == written
