@@ -59,6 +59,26 @@ def scrub(text: str) -> str:
 
 
 @dataclass
+class LineShown:
+    """What was shown as the cursor's line was typed (as you type), to tell a line the user has read and typed on
+    from, not to be shown again on this line, from one they may still take.
+
+    Typing through a shown line keeps it (its rest, ``warm``); inside a word only the word's rest shows, and at
+    the word's end the line came back, at every word, however long the user had typed on without it: keystrokes
+    with a wrong suggestion on screen. Once the rest of a word was shown after the line and the user typed past it
+    (taking it or not), the line is not shown again; its words still are, as the rest of the word being typed
+    (``bench/results/session35_ab.json``)."""
+
+    start: int = -1  # where the line starts in the document
+    lines: dict[str, int] = field(default_factory=dict)  # each whole line shown (stripped): how much was typed then
+    words: list[int] = field(default_factory=list)  # how much was typed where the rest of a word was shown
+
+    def declined(self, typed: int) -> set[str]:
+        """The lines the user typed on from: one shown, then a word's rest shown after it, then typed past."""
+        return {line for line, t in self.lines.items() if any(t <= w < typed for w in self.words)}
+
+
+@dataclass
 class Session:
     uri: str
     version: int
@@ -66,6 +86,7 @@ class Session:
     doc: syntax.SyntaxDocument
     inflight: CancelToken | None = None
     warm: WarmStart | None = None
+    shown: LineShown = field(default_factory=LineShown)  # on the cursor's line, as you type
     big_lang: str | None = None  # the language of a document over MAX_DOCUMENT_CHARS (lang is None meanwhile)
     text_lang: str | None = None  # a language without a grammar: what its documents are grouped by for retrieval
 
@@ -576,9 +597,12 @@ class Engine:
         dropped = list(result.dropped)
         ranked: list[Candidate] = []  # every line as ranked, the rivals never shown among them
         path = folders.uri_to_path(uri)  # the document's file, for the check that reads its name
+        ls = text.rfind("\n", 0, offset) + 1
+        if s.shown.start != ls:
+            s.shown = LineShown(ls)
         items = self._postprocess(result.candidates, text, offset, plan, s.lang, s.doc.tree, drops,
                                   vetted=result.drops is not None, dropped=dropped, ranked=ranked, path=path,
-                                  as_you_type=n <= 1)
+                                  as_you_type=n <= 1, declined=s.shown.declined(offset - ls) if n <= 1 else None)
         gated = ""
         floor = self.min_confidence(s.lang)
         if n <= 1 and floor > 0 and items:
@@ -628,6 +652,10 @@ class Engine:
         t_post = time.perf_counter()
         if items:
             s.warm = WarmStart(prefix, items[0].text, items[0].confidence)
+            if n <= 1 and items[0].source == "word":
+                s.shown.words.append(offset - ls)
+            elif n <= 1:
+                s.shown.lines.setdefault((text[ls:offset] + items[0].text.split("\n", 1)[0]).strip(), offset - ls)
         stats = dict(result.stats)
         stats.update({
             "plan": plan.kind.value, "plan_reason": plan.reason, "max_tokens": plan.max_tokens,
@@ -854,18 +882,20 @@ class Engine:
     def _postprocess(self, cands: list[Candidate], text: str, offset: int, plan: SpanPlan, lang: str | None,
                      tree: Any, drops: dict[str, int] | None = None, *, vetted: bool = False,
                      dropped: list[Candidate] | None = None, ranked: list[Candidate] | None = None,
-                     path: str | None = None, as_you_type: bool = True) -> list[Candidate]:
+                     path: str | None = None, as_you_type: bool = True,
+                     declined: set[str] | None = None) -> list[Candidate]:
         """Cut to the plan at syntax boundaries, drop unsound or redundant candidates, rank by the gate.
 
         ``drops`` counts why candidates were dropped (empty, duplicate, repeats_suffix, syntax, glues,
         empty_comment, empty_string, duplicate_import, dangling_modifiers, misplaced_closer, self_comparison,
-        return_mismatch, duplicate_parameters, python_parser, and repeats_neighbour, redefines, misnamed_type and
-        broken_line: ranked, then never shown) for the stats;
+        return_mismatch, duplicate_parameters, python_parser, and repeats_neighbour, redefines, misnamed_type,
+        declined and broken_line: ranked, then never shown) for the stats;
         ``dropped`` receives those the checks dropped, as written (the word being typed may be right in them).
         ``vetted``: the model thread already ran these checks on the same text (the local backend), so they are not
         run twice per keystroke.
         ``ranked`` receives every distinct line in rank order, the rivals dropped after ranking among them.
         ``path``: the document's file, for the one check that reads its name (:func:`misnamed_public_type`).
+        ``declined``: the whole lines the user has typed on from (:meth:`LineShown.declined`): ranked, never shown.
         ``as_you_type``: an automatic request, whose candidates the gate also weighs by how often their line already
         stands in the file (``elsewhere``, fitted on typed lines). An Invoked list ranks without it: there a right
         draft that stands once lost first place to the causal line, which typed lines never have (first item right
@@ -913,6 +943,8 @@ class Engine:
                 ranked.append(c)
             # ranked as rivals above (rows of a table, methods of a class), never shown
             why = rival(text, offset, c.text, lang, tree, path)
+            if not why and declined and (line_prefix + c.text.split("\n", 1)[0]).strip() in declined:
+                why = "declined"
             if (not why and c.source != "warm" and not c.features.get("cut_short")
                     and not syntax.finishes_line(text, offset, c.text, lang, tree)):
                 # what is typed of the line, finished by the candidate, is still an error (`return (` + `...args)`):

@@ -1033,6 +1033,44 @@ def test_typing_through_a_word_then_a_line_that_goes_on_from_it_shows_the_word(t
     assert [(c.text, c.source) for c in comp.items] == [("ens", "word")]
 
 
+def test_a_line_typed_on_from_past_a_word_does_not_come_back(tiny_mask_model):
+    """A line shown, then the rest of a word from it shown and typed past (taken or typed): the user read the line
+    and went on without it, so it is not shown again on this line (it came back at every word's end, a wrong
+    line on screen while the user typed on); typing on through it without a word between keeps it (the line
+    above), and so does another line, or the same line once the cursor is on another line."""
+    from dgcomplete.engine import Engine, LineShown
+    from dgcomplete.model import load_model
+
+    shown = LineShown(10, {"return alpha + 1": 7}, [8])
+    assert shown.declined(8) == set() and shown.declined(9) == {"return alpha + 1"}
+    assert LineShown(10, {"x = 1": 9}, [8]).declined(12) == set()  # the word came before the line
+
+    eng = Engine(load_model(tiny_mask_model), threads=1)
+    text = "def f(alpha):\n    return alpha + 1\n\n\ndef g(alpha):\n    return \n"
+    uri = "file:///d.py"
+    eng.open(uri, text, 1, "python")
+    off = text.rindex("return ") + 7
+    eng.settings.update({"min_confidence": 1e-15, "context_sources": ["document"]})  # retrieval only, all shown
+
+    def at(o: int):
+        return asyncio.run(eng.complete(uri, o, seed=0))
+
+    first = at(off)
+    assert first.items[0].text == "alpha + 1"
+    line = text[: off].count("\n")
+    eng.change(uri, 2, [((line, 11, line, 11), "a")])
+    word = at(off + 1)
+    assert [(c.text, c.source) for c in word.items] == [("lpha", "word")]  # inside the word: its rest
+    eng.change(uri, 3, [((line, 12, line, 12), "lpha")])  # taken (or typed)
+    after = at(off + 5)
+    assert all(not ("return alpha" + c.text).startswith("return alpha + 1") for c in after.items)
+    assert after.stats["dropped_declined"] >= 1
+    # the same line typed afresh on the next line is a new line: shown again
+    eng.change(uri, 4, [((line, 16, line, 16), "\n    return ")])
+    again = at(len(text[: off]) + len("alpha") + len("\n    return "))
+    assert again.items and again.items[0].text == "alpha + 1"
+
+
 def test_retrieval_stays_bounded_with_many_and_binary_documents():
     from dgcomplete import context as cx
 
