@@ -48,6 +48,7 @@ from .context import (
     OptionsDaemon,
     _folders_read,
     ask_with_stats,
+    code_version,
     metrics,
     score_request,
 )
@@ -290,6 +291,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "date": time.strftime("%Y-%m-%d"),
         "model": model_info(load_model(model)),
         "machine": machine_info(),
+        "code": code_version(),
         "settings": "defaults (the shipped gate), one Automatic request per case",
         "packages": data["packages"],
         "cases": len(cases),
