@@ -77,6 +77,14 @@ class LineShown:
         """The lines the user typed on from: one shown, then a word's rest shown after it, then typed past."""
         return {line for line, t in self.lines.items() if any(t <= w < typed for w in self.words)}
 
+    def saw(self, typed: int, item: Candidate, line: str) -> None:
+        """``item`` was shown with ``typed`` characters of the line before the cursor; ``line`` is the line it
+        completes (:func:`_completed_line`)."""
+        if item.source == "word":
+            self.words.append(typed)
+        else:
+            self.lines.setdefault(line, typed)
+
 
 @dataclass
 class Session:
@@ -113,6 +121,12 @@ class Completion:
 
 
 _CLOSING_ONLY = frozenset(")]};,")
+
+
+def _completed_line(line_prefix: str, cand: str) -> str:
+    """The cursor's line as far as accepting ``cand`` writes it (what is typed of it and the candidate's first line,
+    stripped): what the gate's ``elsewhere`` counts and what :class:`LineShown` remembers."""
+    return (line_prefix + cand.split("\n", 1)[0]).strip()
 
 
 ELSEWHERE_WINDOW = 100_000  # characters each side of the cursor in which the gate's ``elsewhere`` counts a line
@@ -652,10 +666,8 @@ class Engine:
         t_post = time.perf_counter()
         if items:
             s.warm = WarmStart(prefix, items[0].text, items[0].confidence)
-            if n <= 1 and items[0].source == "word":
-                s.shown.words.append(offset - ls)
-            elif n <= 1:
-                s.shown.lines.setdefault((text[ls:offset] + items[0].text.split("\n", 1)[0]).strip(), offset - ls)
+            if n <= 1:
+                s.shown.saw(offset - ls, items[0], _completed_line(text[ls:offset], items[0].text))
         stats = dict(result.stats)
         stats.update({
             "plan": plan.kind.value, "plan_reason": plan.reason, "max_tokens": plan.max_tokens,
@@ -919,14 +931,17 @@ class Engine:
             agree[c.text] = agree.get(c.text, 0) + 1
         typed = len(line_prefix.lstrip())
         totals = sorted(((c.features.get("total", -99.0), c.text) for c in kept if c.features), reverse=True)
+        elsewhere: dict[str, float] = {}  # per text: a sample and a draft that agree are looked up once
         for c in kept:
             if c.features:
                 c.features["agree"] = (float(agree[c.text] - 1) + c.features.get("agree_draft", 0.0)
                                        + c.features.get("dups", 0.0))
                 c.features["typed"] = float(typed)
                 if as_you_type:
-                    done = (line_prefix + c.text.split("\n", 1)[0]).strip()
-                    c.features["elsewhere"] = float(_stands_elsewhere(text, offset, done))
+                    if c.text not in elsewhere:
+                        done = _completed_line(line_prefix, c.text)
+                        elsewhere[c.text] = float(_stands_elsewhere(text, offset, done))
+                    c.features["elsewhere"] = elsewhere[c.text]
                 other = next((t for t, x in totals if x != c.text), c.features.get("total", 0.0) - 5.0)
                 c.features["margin"] = c.features.get("total", 0.0) - other
                 c.confidence = self.gate.confidence(c)
@@ -943,7 +958,7 @@ class Engine:
                 ranked.append(c)
             # ranked as rivals above (rows of a table, methods of a class), never shown
             why = rival(text, offset, c.text, lang, tree, path)
-            if not why and declined and (line_prefix + c.text.split("\n", 1)[0]).strip() in declined:
+            if not why and declined and _completed_line(line_prefix, c.text) in declined:
                 why = "declined"
             if (not why and c.source != "warm" and not c.features.get("cut_short")
                     and not syntax.finishes_line(text, offset, c.text, lang, tree)):
