@@ -419,6 +419,12 @@ def test_the_base_rate_of_twins_counts_the_rule_s_lines():
 
     text = "x = f(a)\nx = f(a)\n}\n}\ny = g(b)\n\ny = g(b)\n"
     assert count(text) == {"names_2_or_more": [4, 2], "names_0_or_1": [2, 2]}
+    # the wider neighbourhood measured and left (twin_nearby_ab.json): one twin 2-10 lines away, of two names or more
+    from bench.neighbour_twins import count_one_twin_nearby
+
+    assert count_one_twin_nearby(text) == [4, 2]  # `y = g(b)` two lines from its twin; `x = f(a)` adjacent
+    far = "a = f(b)\n" + "pass\n" * 11 + "a = f(b)\nc = d(e)\nc = d(e)\nc = d(e)\n"
+    assert count_one_twin_nearby(far) == [5, 0]  # 12 lines apart; three of `c = d(e)` is a pattern
 
 
 def test_the_twin_of_a_neighbouring_line_is_never_shown(tiny_mask_model):
