@@ -125,7 +125,9 @@ _CLOSING_ONLY = frozenset(")]};,")
 
 def _completed_line(line_prefix: str, cand: str) -> str:
     """The cursor's line as far as accepting ``cand`` writes it (what is typed of it and the candidate's first line,
-    stripped): what the gate's ``elsewhere`` counts and what :class:`LineShown` remembers."""
+    stripped): what the gate's ``elsewhere`` counts and what :class:`LineShown` remembers. Not
+    :func:`~dgcomplete.syntax.strict.edited_line`, which adds the text right of the cursor (an auto-closed ``)``):
+    the gate's ``elsewhere`` weights were fitted on this reading."""
     return (line_prefix + cand.split("\n", 1)[0]).strip()
 
 
