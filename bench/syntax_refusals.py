@@ -11,6 +11,9 @@ written top down: each sampled line that opens a block (ends with ``{``, or ``:`
 typed as far, with what follows it in its paragraph (the lines at its indentation or deeper up to a blank line,
 which ``bench.typing_replay --block`` takes out) not written yet (``head_before_body``; a paragraph may end inside a
 docstring or comment with a blank line, which leaves the rest of the file unparsed: such refusals are the bench's).
+In brace languages a head whose body stands below it without a brace of its own (``for (auto e : node)`` above a
+deeper line, or above a ``{`` on a line of its own) is checked with `` {`` suggested at its end (``brace_over_body
+splice``): there a refusal is right, as the file has no ``}`` for that brace.
 And :func:`dgcomplete.syntax.strict.misplaced_closer` (``closer strict``, brace languages): every line of the files
 that starts with ``}``, taken out but for its indentation, nothing typed, the line the suggestion (a refusal hides
 the block's real ``}``, ``} else {`` or ``});``); and :func:`dgcomplete.syntax.strict.self_comparison`
@@ -35,6 +38,7 @@ from .typing_replay import block_of
 LANGS = ("python", "javascript", "typescript", "go", "java", "c", "rust")
 MAX_CHARS = 100_000
 _TOKEN_END = re.compile(r"[\w$]+|[^\w\s$]")
+_HEAD = re.compile(r"(?:\}\s*)?(?:if|for|while|else)\b")  # heads whose body may go without braces
 
 
 def typed_lengths(body: str) -> list[int]:
@@ -57,6 +61,7 @@ def count(text: str, lang: str, rng: random.Random, lines: int,
     parser = get_parser(lang)
     if lang in BRACE_LANGS:
         out["closer strict"] = [0, 0]
+        out["brace_over_body splice"] = [0, 0]
     out["self_comparison strict"] = [0, 0]
 
     def tally(key: str, fired: bool, example: str) -> bool:
@@ -76,6 +81,17 @@ def count(text: str, lang: str, rng: random.Random, lines: int,
             doc = text[:at] + text[starts[k] + len(row.rstrip()):]
             tally("closer strict", misplaced_closer(doc, at, body, lang, parser.parse(doc.encode("utf-8"))),
                   f"|{body}")
+
+    if lang in BRACE_LANGS:
+        tree = parser.parse(text.encode("utf-8"))
+        for k, row in enumerate(rows[:-1]):
+            body = row.rstrip()
+            nxt = next((r for r in rows[k + 1 : k + 4] if r.strip()), "")
+            width = len(row) - len(row.lstrip())
+            if (_HEAD.match(body.lstrip()) and body.endswith((")", "else"))
+                    and nxt and (nxt.lstrip().startswith("{") or len(nxt) - len(nxt.lstrip()) > width)):
+                at = starts[k] + len(body)
+                tally("brace_over_body splice", not is_valid(text, at, at, " {", lang, tree), f"{body.strip()}| {{")
 
     def refused(doc: str, at: int, cand: str, kind: str, line: str) -> None:
         tree = parser.parse(doc.encode("utf-8"))

@@ -568,3 +568,30 @@ def test_a_block_head_typed_before_its_body_is_sound() -> None:
     assert all(refused == 0 for _, refused in got.values())
     broken = count("def f(x):\n    return (+ 1\n", "python", random.Random(0), 2)
     assert broken["line splice"][1] + broken["line line"][1] > 0  # a broken line is refused as written
+
+
+def test_no_brace_over_a_body_that_stands_below_without_one() -> None:
+    """A head whose body already stands below it without braces (``for (auto e : node)`` above a deeper statement
+    and then the next one, or above a ``{`` of its own) gets no ``{`` at its end: the file has no ``}`` for it, and
+    the allowance for a head written before its body would only have checked it with a ``}`` right below. The same
+    head before its own ``}``, or where the code written ends, keeps it."""
+    braceless = ("void f(Node& node) {\n  for (auto e|\n    emit(e);\n  done();\n}\n", "lement : node) {", "cpp")
+    allman = ("void f(int n)\n{\n  if (n > 0|\n  {\n    g();\n  }\n}\n", ") {", "c")
+    js = ("function f(xs) {\n  if (xs|\n    return 0\n  return 1\n}\n", ".length) {", "javascript")
+    for src, cand, lang in (braceless, allman, js):
+        text, off = _at(src)
+        assert not is_valid(text, off, off, cand, lang, parse(text, lang)), (src, cand)
+        assert is_valid(text, off, off, cand.removesuffix(" {"), lang, parse(text, lang)), (src, cand)
+    for src, cand, lang in (("void f(Node& node) {\n  for (auto e|\n    emit(e);\n  }\n}\n", "lement : node) {", "cpp"),
+                            ("void f(Node& node) {\n  for (auto e|\n}\n", "lement : node) {", "cpp"),
+                            ("function f(xs) {\n  if (xs|\n\n  return 1\n}\n", ".length) {", "javascript"),
+                            # comments and preprocessor lines are read past: the body and its `}` are below them
+                            ("void f(int n, char *buf) {\n#ifdef FORCE\n    if (buf) {\n#else\n    if (n < 8 && buf|\n"
+                             "                   /* two words */\n#endif\n        g(buf);\n    } else {\n        h();\n"
+                             "    }\n}\n", " != 0) {", "c")):
+        text, off = _at(src)
+        assert is_valid(text, off, off, cand, lang, parse(text, lang)), (src, cand)
+    from bench.syntax_refusals import count
+
+    got = count("int f(int a) {\n  if (a > 0)\n    return 1;\n  return 0;\n}\n", "c", random.Random(0), 1)
+    assert got["brace_over_body splice"] == [1, 1]

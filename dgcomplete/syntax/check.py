@@ -371,9 +371,37 @@ def _may_confirm(base: _Base, window: _Window) -> bool:
             and window is not base.whole())  # whole() last: it lists the whole tree's errors
 
 
+_NOT_CODE = ("#", "//", "/*", "*")  # lines _body_below reads past: preprocessor lines, attributes, comments
+
+
+def _body_below(text: str, start: int, end: int) -> bool:
+    """Whether the block a line would open already has its body below, without a brace of its own: the lines after
+    the cursor's are indented deeper, and the first that is not ends the body without the ``}`` at the line's
+    indentation that would close it (``for (auto e : node)`` above ``Emit(*e);`` and then the next statement), or
+    the next line opens the block itself (``{`` on a line of its own); comments and preprocessor lines are read past
+    (zlib's ``if (...) {`` under ``#else``, its body below the ``#endif``). There the code written does not end, so a
+    ``{`` suggested at the line's end is no head waiting for its body: the file has no ``}`` for it."""
+    ls = text.rfind("\n", 0, start) + 1
+    width = _width(_indent_of(text[ls:]))
+    eol, deeper = text.find("\n", end), False
+    while eol >= 0:
+        nxt = text.find("\n", eol + 1)
+        line = text[eol + 1 : nxt if nxt >= 0 else len(text)]
+        eol = nxt
+        if not line.strip() or line.lstrip().startswith(_NOT_CODE):
+            continue
+        w = _width(_indent_of(line))
+        if w > width:
+            deeper = True
+            continue
+        return (line.lstrip().startswith("{") and not deeper) or (deeper and not (
+            w == width and line.lstrip().startswith("}")))
+    return deeper
+
+
 def _check_in(base: _Base, start: int, end: int, candidate: str, whole: bool) -> _Check:
     check = _Check(base, start, end, candidate, whole)
-    if check.added:
+    if check.added and not _body_below(base.index.text, start, end):
         text = base.index.text
         for end_ in _block_ends(text[text.rfind("\n", 0, start) + 1 : start], candidate):
             closed = _Check(base, start, end, candidate + end_, whole)
