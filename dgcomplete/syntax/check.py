@@ -371,7 +371,8 @@ def _may_confirm(base: _Base, window: _Window) -> bool:
             and window is not base.whole())  # whole() last: it lists the whole tree's errors
 
 
-_NOT_CODE = ("#", "//", "/*", "*")  # lines _body_below reads past: preprocessor lines, attributes, comments
+_NOT_CODE = ("#", "//", "/*", "* ", "*/")  # lines _body_below reads past: preprocessor lines, attributes, comments
+_BODY_SCAN = 400  # lines _body_below reads at most: a longer body is taken as written below (refusing the brace)
 
 
 def _body_below(text: str, start: int, end: int) -> bool:
@@ -384,11 +385,13 @@ def _body_below(text: str, start: int, end: int) -> bool:
     ls = text.rfind("\n", 0, start) + 1
     width = _width(_indent_of(text[ls:]))
     eol, deeper = text.find("\n", end), False
-    while eol >= 0:
+    for _ in range(_BODY_SCAN):
+        if eol < 0:
+            break
         nxt = text.find("\n", eol + 1)
         line = text[eol + 1 : nxt if nxt >= 0 else len(text)]
         eol = nxt
-        if not line.strip() or line.lstrip().startswith(_NOT_CODE):
+        if not line.strip() or line.lstrip().startswith(_NOT_CODE) or line.strip() == "*":
             continue
         w = _width(_indent_of(line))
         if w > width:
@@ -401,9 +404,10 @@ def _body_below(text: str, start: int, end: int) -> bool:
 
 def _check_in(base: _Base, start: int, end: int, candidate: str, whole: bool) -> _Check:
     check = _Check(base, start, end, candidate, whole)
-    if check.added and not _body_below(base.index.text, start, end):
+    if check.added:
         text = base.index.text
-        for end_ in _block_ends(text[text.rfind("\n", 0, start) + 1 : start], candidate):
+        ends = _block_ends(text[text.rfind("\n", 0, start) + 1 : start], candidate)
+        for end_ in ends if ends and not _body_below(text, start, end) else ():
             closed = _Check(base, start, end, candidate + end_, whole)
             if not closed.added:
                 return closed
