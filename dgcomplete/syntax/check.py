@@ -371,11 +371,10 @@ def _may_confirm(base: _Base, window: _Window) -> bool:
             and window is not base.whole())  # whole() last: it lists the whole tree's errors
 
 
-_NOT_CODE = ("#", "//", "/*", "* ", "*/")  # lines _body_below reads past: preprocessor lines, attributes, comments
 _BODY_SCAN = 400  # lines _body_below reads at most: a longer body is taken as written below (refusing the brace)
 
 
-def _body_below(text: str, start: int, end: int) -> bool:
+def _body_below(text: str, start: int, end: int, lang: str) -> bool:
     """Whether the block a line would open already has its body below, without a brace of its own: the lines after
     the cursor's are indented deeper, and the first that is not ends the body without the ``}`` at the line's
     indentation that would close it (``for (auto e : node)`` above ``Emit(*e);`` and then the next statement), or
@@ -383,16 +382,16 @@ def _body_below(text: str, start: int, end: int) -> bool:
     (zlib's ``if (...) {`` under ``#else``, its body below the ``#endif``). There the code written does not end, so a
     ``{`` suggested at the line's end is no head waiting for its body: the file has no ``}`` for it."""
     ls = text.rfind("\n", 0, start) + 1
-    width = _width(_indent_of(text[ls:]))
     eol, deeper = text.find("\n", end), False
+    width = _width(_indent_of(text[ls : eol if eol >= 0 else len(text)]))
     for _ in range(_BODY_SCAN):
         if eol < 0:
             break
         nxt = text.find("\n", eol + 1)
         line = text[eol + 1 : nxt if nxt >= 0 else len(text)]
         eol = nxt
-        if not line.strip() or line.lstrip().startswith(_NOT_CODE) or line.strip() == "*":
-            continue
+        if not line.strip() or line.lstrip().startswith("#") or is_comment_line(line, lang):
+            continue  # preprocessor lines, attributes, comments
         w = _width(_indent_of(line))
         if w > width:
             deeper = True
@@ -407,7 +406,7 @@ def _check_in(base: _Base, start: int, end: int, candidate: str, whole: bool) ->
     if check.added:
         text = base.index.text
         ends = _block_ends(text[text.rfind("\n", 0, start) + 1 : start], candidate)
-        for end_ in ends if ends and not _body_below(text, start, end) else ():
+        for end_ in ends if ends and not _body_below(text, start, end, base.lang) else ():
             closed = _Check(base, start, end, candidate + end_, whole)
             if not closed.added:
                 return closed
