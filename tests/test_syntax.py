@@ -578,7 +578,8 @@ def test_no_brace_over_a_body_that_stands_below_without_one() -> None:
     braceless = ("void f(Node& node) {\n  for (auto e|\n    emit(e);\n  done();\n}\n", "lement : node) {", "cpp")
     allman = ("void f(int n)\n{\n  if (n > 0|\n  {\n    g();\n  }\n}\n", ") {", "c")
     js = ("function f(xs) {\n  if (xs|\n    return 0\n  return 1\n}\n", ".length) {", "javascript")
-    for src, cand, lang in (braceless, allman, js):
+    deref = ("void f(char *p, int n) {\n  while (n--|\n    *p++ = 0;\n  g(p);\n}\n", ") {", "c")  # `*p` is code
+    for src, cand, lang in (braceless, allman, js, deref):
         text, off = _at(src)
         assert not is_valid(text, off, off, cand, lang, parse(text, lang)), (src, cand)
         assert is_valid(text, off, off, cand.removesuffix(" {"), lang, parse(text, lang)), (src, cand)
