@@ -20,7 +20,7 @@ import torch
 import torch.nn.functional as F
 from torch import Tensor
 
-from .canvas import draw_noise
+from .canvas import Spelling, draw_noise
 
 StepFn = Callable[[Tensor, Tensor | None], Tensor]  # (canvas [B, C], sc_probs [B, F, V] | None) -> logits [B, F, V]
 RenoiseHook = Callable[[Tensor, int], Tensor | None]  # (argmax [B, F], step) -> bool [B, F] positions to renoise
@@ -59,6 +59,7 @@ class DenoiseResult:
     token_entropy: Tensor  # [B, F] last step
     accepted_per_step: list[float] = field(default_factory=list)  # mean accepted free tokens per row
     renoised_by_hook: int = 0
+    forced: Tensor | None = None  # [B] rows whose spelled word the model would not have written (spell_slots)
 
 
 # ---- the rules ---------------------------------------------------------------------------------------------
@@ -68,10 +69,13 @@ def temperature(cur_step: int, max_steps: int, t_min: float, t_max: float) -> fl
 
 
 def entropy_and_probs(logits: Tensor) -> tuple[Tensor, Tensor]:
-    """Token entropy and probabilities from one log-softmax (computed once per step)."""
-    logp = F.log_softmax(logits.float(), dim=-1)
-    p = logp.exp()
-    return -(p * logp).sum(-1), p
+    """Token entropy and probabilities from one softmax (computed once per step).
+
+    A token a logit bias rules out (-inf: healing, no filler in a span's first slot) adds 0, not 0 * -inf: as
+    ``-(p * log p)`` such a slot's entropy was NaN, which sorts after every other, so a slot with a bias was never
+    accepted by entropy and took the last step's argmax beside its neighbours (``return`` + `` return``)."""
+    p = F.softmax(logits.float(), dim=-1)
+    return torch.special.entr(p).sum(-1), p
 
 
 def entropy_bound_accept(token_entropy: Tensor, bound: float, eligible: Tensor | None = None) -> Tensor:
@@ -144,6 +148,32 @@ def _row_flags(flags: bool | tuple[bool, ...], b: int) -> Tensor | None:
     return torch.ones(b, dtype=torch.bool) if flags else None
 
 
+def spell_slots(scaled: Tensor, masked: Tensor, spell: Spelling) -> tuple[Tensor, Tensor, Tensor]:
+    """Per row, the first masked slots' tokens that write the word ``spell`` holds, each slot's most likely piece
+    among those that go on with it (greedy, from this step's logits): (ids [B, F], which slots they fill [B, F],
+    ``forced`` [B]: a slot's piece was not its argmax over every token, so the model would not have written the word
+    there of its own accord).
+
+    A row that cannot write it (no slots left) keeps what it got; its text then fails the engine's check of the
+    typed word, as before."""
+    b, f = masked.shape
+    ids = torch.zeros(b, f, dtype=torch.long)
+    spelled = torch.zeros(b, f, dtype=torch.bool)
+    forced = torch.zeros(b, dtype=torch.bool)
+    best = scaled.argmax(-1)
+    for r in range(b):
+        done, p = 0, 0
+        while done < len(spell) and p < f and bool(masked[r, p]):
+            allowed, reach = spell.allowed(done)
+            if not len(allowed):
+                break
+            k = int(scaled[r, p, allowed].argmax())
+            ids[r, p], spelled[r, p] = allowed[k], True
+            forced[r] |= bool(best[r, p] != allowed[k])
+            done, p = int(reach[k]), p + 1
+    return ids, spelled, forced
+
+
 def _step_once(step_fn: StepFn, canvas: Tensor, sc: Tensor | None) -> Tensor:
     """One decoder pass; rows that are all the same (every row's first step, before they diverge) are computed
     once: their logits are the same, and the rows then differ only by the sampler's per-row choices."""
@@ -167,12 +197,16 @@ def denoise(
     on_step: Callable[[int], None] | None = None,
     renoise_hook: RenoiseHook | None = None,
     noise_ids: Tensor | None = None,
+    spell: Spelling | None = None,
 ) -> DenoiseResult:
     """Denoise ``canvas`` [B, C]; ``free`` [B, F] marks free slots among the first F columns.
 
     ``canvas`` free slots hold the starting state: uniform noise (or a warm-start guess) in uniform mode,
     ``<mask>`` (or a warm-start guess) in mask mode. ``logit_bias`` [F, V] (0 / -inf) constrains positions,
     e.g. token healing of a partially typed word. ``noise_ids`` restricts renoising draws to a set of ids.
+    ``spell`` (mask mode): a healed word the free slots begin with, written into the first masked slots at the
+    first step (:func:`spell_slots`) and never renoised; the rest is denoised around it. ``forced`` in the result
+    marks the rows where the model would not have written it.
     """
     b, c = canvas.shape
     f = free.shape[1]
@@ -192,6 +226,8 @@ def denoise(
     stop_ids = torch.tensor(cfg.stop_ids, dtype=torch.long) if cfg.stop_ids else None
     left_rows = _row_flags(cfg.leftmost, b)  # rows whose leftmost open slot commits every step (None: none)
     greedy = min(b, max(1, cfg.greedy_rows))
+    fixed = torch.zeros(b, f, dtype=torch.bool)  # slots holding the spelled word
+    forced = None
 
     for cur_step in range(cfg.max_steps, 0, -1):
         if on_step is not None:
@@ -206,10 +242,18 @@ def denoise(
         argmax = scaled.argmax(-1)
         argmax = torch.where(free, argmax, clamped_vals)
 
+        if spell is not None and steps == 1 and len(spell) and masked is not None:
+            # the typed word first, in the model's own pieces; the syntax hook never renoises it
+            ids, fixed, forced = spell_slots(scaled, masked, spell)
+            canvas[:, :f] = torch.where(fixed, ids, canvas[:, :f])
+            masked = masked & ~fixed
+        if forced is not None:  # the syntax hook reads the spelled word, not what the model would have put there
+            argmax = torch.where(fixed, canvas[:, :f], argmax)
+
         if renoise_hook is not None and steps % cfg.hook_every == 0 and steps < cfg.max_steps:
             flagged = renoise_hook(argmax, steps)
             if flagged is not None:
-                force = flagged & free
+                force = flagged & free & ~fixed
                 hooked += int(force.sum())
 
         if cfg.mode == "uniform":
@@ -275,4 +319,4 @@ def denoise(
     tokens = canvas.clone()
     tokens[:, :f] = torch.where(free, result_argmax, clamped_vals)
     mean_h = (token_h * free).sum(-1) / free.sum(-1).clamp_min(1)
-    return DenoiseResult(tokens, steps, mean_h, token_h, accepted_hist, hooked)
+    return DenoiseResult(tokens, steps, mean_h, token_h, accepted_hist, hooked, forced)

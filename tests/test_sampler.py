@@ -12,6 +12,7 @@ from dgcomplete.sampler import (
     entropy_and_probs,
     entropy_bound_accept,
     gumbel_sample,
+    spell_slots,
     temperature,
 )
 
@@ -153,6 +154,85 @@ def test_logit_bias_constrains_the_first_position():
     res = denoise(_peaked_step(target, v), torch.randint(0, v, (1, f)), torch.ones(1, f, dtype=torch.bool),
                   SamplerConfig(max_steps=8), v, logit_bias=bias, generator=torch.Generator().manual_seed(0))
     assert res.tokens[0, 0] == 11 and (res.tokens[0, 1:] == 9).all()
+
+
+def test_a_slot_whose_tokens_a_bias_rules_out_has_the_entropy_of_the_rest():
+    """-inf in the logits (healing, no filler in a span's first slot) is a token of probability 0: it adds 0 to the
+    entropy, not NaN."""
+    logits = torch.tensor([[2.0, 1.0, float("-inf"), 0.5]])
+    h, p = entropy_and_probs(logits)
+    want = torch.distributions.Categorical(logits=logits[:, [0, 1, 3]]).entropy()
+    assert torch.isfinite(h).all() and torch.allclose(h, want) and p[0, 2] == 0
+
+
+def test_mask_mode_commits_a_sure_slot_with_a_bias_first():
+    """A slot with a -inf bias and a sure token is accepted by entropy at the first step (with NaN entropy it
+    sorted after every other slot and stayed masked until the last step, then took the argmax beside its
+    neighbours)."""
+    v, f, mask, word = 12, 4, 4, 7
+    seen = []
+
+    def step(canvas, sc):
+        seen.append(canvas[0, :f].tolist())
+        logits = torch.zeros(canvas.shape[0], f, v)
+        logits[:, 0, word] = 9.0  # slot 0 is sure; the rest are not
+        return logits
+
+    bias = torch.zeros(f, v)
+    bias[0, 3] = float("-inf")  # e.g. no filler in the first slot
+    cfg = SamplerConfig(mode="mask", max_steps=4, mask_id=mask)
+    res = denoise(step, torch.full((1, f), mask), torch.ones(1, f, dtype=torch.bool), cfg, v, logit_bias=bias)
+    assert seen[1][0] == word and res.tokens[0, 0] == word
+
+
+class _Spelling:
+    """The sampler's view of a healed word (canvas.Spelling) over a toy vocabulary of pieces."""
+
+    def __init__(self, pieces: list[str], word: str) -> None:
+        self.pieces, self.word = pieces, word
+
+    def __len__(self) -> int:
+        return len(self.word)
+
+    def allowed(self, done: int) -> tuple[torch.Tensor, torch.Tensor]:
+        rest = self.word[done:]
+        ids = [i for i, p in enumerate(self.pieces) if p and (p.startswith(rest) or rest.startswith(p))]
+        return torch.tensor(ids), torch.tensor([min(len(self.word), done + len(self.pieces[i])) for i in ids])
+
+
+def test_spelling_writes_the_typed_word_with_the_models_own_pieces():
+    pieces = ["", "re", "try", "retry", "_", "_s", "state", "x", "r"]
+    f, v = 6, len(pieces)
+    scaled = torch.zeros(2, f, v)
+    scaled[0, 0, 1], scaled[0, 1, 2], scaled[0, 2, 4], scaled[0, 3, 6] = 5.0, 5.0, 5.0, 5.0  # re|try|_|state
+    scaled[1, 0, 7], scaled[1, 0, 3] = 9.0, 4.0  # wants "x" first; of the word's pieces prefers "retry"
+    scaled[1, 1, 5] = 3.0
+    masked = torch.ones(2, f, dtype=torch.bool)
+    ids, spelled, forced = spell_slots(scaled, masked, _Spelling(pieces, "retry_s"))
+    assert [pieces[i] for i in ids[0, :4].tolist()] == ["re", "try", "_", "state"]
+    assert spelled[0].tolist() == [True] * 4 + [False] * 2 and not forced[0]
+    assert [pieces[i] for i in ids[1, :2].tolist()] == ["retry", "_s"] and spelled[1].sum() == 2 and forced[1]
+    # a slot already decided (warm start) is never spelled over
+    masked[0, 0] = False
+    assert not spell_slots(scaled, masked, _Spelling(pieces, "retry_s"))[1][0].any()
+
+
+def test_denoise_keeps_the_spelled_word_and_says_which_rows_were_made_to():
+    pieces = ["<m>", "re", "try", "x", "y"]
+    v, f, mask = len(pieces), 4, 0
+
+    def step(canvas, sc):
+        logits = torch.zeros(canvas.shape[0], f, v)
+        logits[:, :, 3] = 4.0  # the model wants "x" everywhere
+        return logits
+
+    def hook(argmax, step_no):  # a syntax hook that flags every slot
+        return torch.ones_like(argmax, dtype=torch.bool)
+
+    cfg = SamplerConfig(mode="mask", max_steps=3, mask_id=mask, hook_every=1)
+    res = denoise(step, torch.full((1, f), mask), torch.ones(1, f, dtype=torch.bool), cfg, v,
+                  renoise_hook=hook, spell=_Spelling(pieces, "retry"))
+    assert [pieces[i] for i in res.tokens[0, :2].tolist()] == ["re", "try"] and bool(res.forced[0])
 
 
 def test_denoise_is_deterministic_given_a_seed():

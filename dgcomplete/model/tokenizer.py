@@ -6,6 +6,7 @@ tokenizer's own added tokens by name — never hard-coded, so Google's tokenizer
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from functools import cached_property
 from pathlib import Path
 
@@ -68,15 +69,28 @@ class Tokenizer:
         """Decoded text of every token (partial UTF-8 shows as U+FFFD), for token healing."""
         return [self.tok.decode([i], skip_special_tokens=False) for i in range(self.vocab_size)]
 
+    @cached_property
+    def _sorted_pieces(self) -> tuple[list[str], list[int], dict[str, list[int]]]:
+        """The non-special pieces in text order with their ids, and the ids of each piece's text."""
+        order = sorted((p, i) for i, p in enumerate(self.pieces) if i not in self.special_ids and p)
+        by_text: dict[str, list[int]] = {}
+        for p, i in order:
+            by_text.setdefault(p, []).append(i)
+        return [p for p, _ in order], [i for _, i in order], by_text
+
     def ids_starting_with(self, text: str) -> list[int]:
         """Tokens whose text extends ``text`` (or is a prefix of it): candidates for healing a partial word.
 
-        A vocabulary scan, cached per word: typing through ``ret``, ``retu``, ``retur`` asks again and again.
+        Those extending it are one range of the pieces in text order, those it extends are looked up by its
+        prefixes: no vocabulary scan per word (the sampler spells a healed word piece by piece, one call per
+        piece). Cached per word: typing through ``ret``, ``retu``, ``retur`` asks again and again.
         """
         hit = self._healing_cache.get(text)
         if hit is None:
-            hit = [i for i, p in enumerate(self.pieces)
-                   if i not in self.special_ids and p and (p.startswith(text) or text.startswith(p))]
+            keys, ids, by_text = self._sorted_pieces
+            lo = bisect_left(keys, text)
+            hi = bisect_left(keys, text + "\U0010ffff", lo)
+            hit = sorted([*ids[lo:hi], *(i for k in range(1, len(text)) for i in by_text.get(text[:k], ()))])
             if len(self._healing_cache) > 4096:
                 self._healing_cache.clear()
             self._healing_cache[text] = hit
