@@ -10,7 +10,7 @@ decoding core (``LocalInfiller.denoise_canvas``) encodes the prefix and denoises
 
 Also the prefix window (which part of a long file the model sees, chosen so it moves rarely and the cache
 survives) and token healing (a cursor inside a word backs up to the word start; the first free token must agree
-with what was typed, and in mask mode the sampler spells the whole word first, :func:`spelling`).
+with what was typed, and in mask mode the sampler writes the whole word first, :class:`Spelling`).
 """
 
 from __future__ import annotations
@@ -167,11 +167,12 @@ def healing_bias(tok: Tokenizer, typed: str, f: int, vocab_size: int) -> Tensor 
 class Spelling:
     """The word the free slots must begin with (a healed word), piece by piece, for the sampler.
 
-    Only the first slot's token is held to the typed characters by :func:`healing_bias`; where it is a part of the
-    word (``re`` of ``retry_s``), the next slots were free to write anything, and on the held-out dev split the
+    :func:`healing_bias` holds only the first slot to the typed characters; where that slot takes a part of the
+    word (``re`` of ``retry_s``), the next slots are free to write anything, and on the held-out dev split the
     model's sample then failed to write the typed word in 55 of the 158 requests inside a word (``retry_s`` +
-    ``tatestate`` is no completion of it), dropping the model from the request. :meth:`allowed` gives, after ``done``
-    characters of the word, the tokens that may come next and how many characters each then has written.
+    ``tatestate`` is no completion of it), dropping the model from the request (bench/results/session37_ab.json).
+    :meth:`allowed` gives, after ``done`` characters of the word, the tokens that may come next and how many
+    characters each then has written.
     """
 
     def __init__(self, tok: Tokenizer, word: str) -> None:

@@ -293,8 +293,9 @@ class LocalInfiller:
             if res.forced is not None and len(candidates) == len(lengths):
                 # a row made to write the typed word (Spelling) is no line the model stands behind: it joins the
                 # dropped, whose word may still be the rest of the one being typed where no line is left. Scored as
-                # a line it took the margin from right drafts the gate then hid (dev_langs 44 -> 40 of 67 shown
-                # right); aside, 88 and 43 (typing the dev splits, 35.4 -> 35.5 and 37.5 -> 37.7 % saved)
+                # a line it took the score margin from right drafts, which the gate then hid: single requests of the
+                # dev splits 89 and 44 shown right before spelling, 87 and 40 with such rows scored, 88 and 43 with
+                # them aside (bench/results/session37_ab.json)
                 rows_forced = res.forced.tolist()
                 forced = [c for c, fo in zip(candidates, rows_forced, strict=True) if fo]
                 candidates = [c for c, fo in zip(candidates, rows_forced, strict=True) if not fo]
