@@ -287,20 +287,10 @@ class LocalInfiller:
                            spell=cv.Spelling(self.tok, typed) if typed and self.mode == "mask" else None)
         den = self.denoise_canvas(prep, req.doc_key, cancel, sample=req.sample or not req.drafts)
         cache, ids_n, reused, res = den.cache, den.prefix_tokens, den.reused, den.result
-        forced: list[Candidate] = []
         if res is not None:
-            candidates, committed = self._commit(res, lengths, typed)
-            if res.forced is not None and len(candidates) == len(lengths):
-                # a row made to write the typed word (Spelling) is no line the model stands behind: it joins the
-                # dropped, whose word may still be the rest of the one being typed where no line is left. Scored as
-                # a line it took the score margin from right drafts, which the gate then hid: single requests of the
-                # dev splits 89 and 44 shown right before spelling, 87 and 40 with such rows scored, 88 and 43 with
-                # them aside (bench/results/session37_ab.json)
-                rows_forced = res.forced.tolist()
-                forced = [c for c, fo in zip(candidates, rows_forced, strict=True) if fo]
-                candidates = [c for c, fo in zip(candidates, rows_forced, strict=True) if not fo]
+            candidates, forced, committed = self._commit(res, lengths, typed)
         else:
-            candidates, committed = [], 0
+            candidates, forced, committed = [], [], 0
         t_den = time.perf_counter()
         if not has_fill and candidates:  # length search: keep the most confident length
             candidates = sorted(candidates, key=lambda c: c.score)[:rows]
@@ -508,9 +498,20 @@ class LocalInfiller:
         f["total"] = (sum(lps) + end_lp) / (n + 1)
         return Candidate(c.text, -f["total"], source, f)
 
-    def _commit(self, res: DenoiseResult, lengths: list[int], typed: str) -> tuple[list[Candidate], int]:
+    def _commit(self, res: DenoiseResult, lengths: list[int], typed: str
+                ) -> tuple[list[Candidate], list[Candidate], int]:
+        """Each row's text after the typed word: (the model's lines, the rows made to spell the word, the most
+        tokens a row committed).
+
+        A row made to write the typed word (:class:`canvas.Spelling`, ``res.forced``) is no line the model stands
+        behind: the engine gets it with the dropped, whose word may still be the rest of the one being typed where
+        no line is left. Scored as a line it took the score margin from right drafts, which the gate then hid:
+        single requests of the dev splits 89 and 44 shown right before spelling, 87 and 40 with such rows scored,
+        88 and 43 with them aside (bench/results/session37_ab.json)."""
         out: list[Candidate] = []
+        aside: list[Candidate] = []
         committed = 0
+        forced = res.forced.tolist() if res.forced is not None else [False] * len(lengths)
         for i, n in enumerate(lengths):
             toks, _ = cv.commit(res.tokens[i, :n].tolist(), self.stop_ids)
             committed = max(committed, len(toks))
@@ -519,8 +520,8 @@ class LocalInfiller:
                 if not text.startswith(typed):
                     continue  # the healed word was not reproduced: not a completion of what was typed
                 text = text[len(typed) :]
-            out.append(Candidate(text, float(res.mean_entropy[i])))
-        return out, committed
+            (aside if forced[i] else out).append(Candidate(text, float(res.mean_entropy[i])))
+        return out, aside, committed
 
     def _token_hook(self, hook: SyntaxHook, free: Tensor, typed: str) -> Callable[[Tensor, int], Tensor | None]:
         """Adapt a text-level syntax hook (character spans) to the sampler's token-level one."""
