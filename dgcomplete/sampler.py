@@ -148,11 +148,12 @@ def _row_flags(flags: bool | tuple[bool, ...], b: int) -> Tensor | None:
     return torch.ones(b, dtype=torch.bool) if flags else None
 
 
-def spell_slots(scaled: Tensor, masked: Tensor, spell: Spelling) -> tuple[Tensor, Tensor, Tensor]:
+def spell_slots(scaled: Tensor, masked: Tensor, spell: Spelling,
+                best: Tensor | None = None) -> tuple[Tensor, Tensor, Tensor]:
     """Per row, the first masked slots' tokens that write the word ``spell`` holds, each slot's most likely piece
     among those that go on with it (greedy, from this step's logits): (ids [B, F], which slots they fill [B, F],
     ``forced`` [B]: a slot's piece was not its argmax over every token, so the model would not have written the word
-    there of its own accord).
+    there of its own accord). ``best``: this step's argmax, where the caller has it.
 
     A row that cannot write it (no slots left) keeps what it got; its text then fails the engine's check of the
     typed word, as before."""
@@ -160,7 +161,7 @@ def spell_slots(scaled: Tensor, masked: Tensor, spell: Spelling) -> tuple[Tensor
     ids = torch.zeros(b, f, dtype=torch.long)
     spelled = torch.zeros(b, f, dtype=torch.bool)
     forced = torch.zeros(b, dtype=torch.bool)
-    best = scaled.argmax(-1)
+    best = scaled.argmax(-1) if best is None else best
     for r in range(b):
         done, p = 0, 0
         while done < len(spell) and p < f and bool(masked[r, p]):
@@ -244,7 +245,7 @@ def denoise(
 
         if spell is not None and steps == 1 and len(spell) and masked is not None:
             # the typed word first, in the model's own pieces; the syntax hook never renoises it
-            ids, fixed, forced = spell_slots(scaled, masked, spell)
+            ids, fixed, forced = spell_slots(scaled, masked, spell, argmax)
             canvas[:, :f] = torch.where(fixed, ids, canvas[:, :f])
             masked = masked & ~fixed
         if forced is not None:  # the syntax hook reads the spelled word, not what the model would have put there

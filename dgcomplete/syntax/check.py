@@ -406,10 +406,11 @@ def _check_in(base: _Base, start: int, end: int, candidate: str, whole: bool) ->
     if check.added:
         text = base.index.text
         ends = _block_ends(text[text.rfind("\n", 0, start) + 1 : start], candidate)
-        for end_ in ends if ends and not _body_below(text, start, end, base.lang) else ():
-            closed = _Check(base, start, end, candidate + end_, whole)
-            if not closed.added:
-                return closed
+        if ends and not _body_below(text, start, end, base.lang):  # a head waiting for its body where code ends
+            for end_ in ends:
+                closed = _Check(base, start, end, candidate + end_, whole)
+                if not closed.added:
+                    return closed
     return check
 
 
