@@ -266,6 +266,14 @@ class LocalInfiller:
         if self.fill_logit_bias and self.tok.fill_id is not None:
             bias = torch.zeros(f, self.cfg.vocab_size) if bias is None else bias
             bias[:, self.tok.fill_id] += self.fill_logit_bias
+        # a completion's start is decided left to right (mask mode) when it is Invoked or when the files give no
+        # drafts, so the sample is the only candidate: with 3 steps its content otherwise commits in parallel in
+        # the last one. Held-out dev: Invoked first item right 99 -> 107 of 600; as you type without drafts, the
+        # top candidate right on 12 instead of 6 of 182 such requests (none lost), corpus dev 117 -> 122 of 808,
+        # what the shipped gate shows right unchanged (75). Not beside drafts as you type: the gate tells those
+        # samples from the drafts less well (75 -> 64 right at its precision); nor for edits of a range (edit.py),
+        # which repaired fewer (bench/results/leftmost_ab.json). Without drafts as you type, a second row keeps the
+        # entropy order (twin, above)
         leftmost = (True, False) if twin else req.invoked or (span and not req.drafts)
         last = None
         if self.min_content and span:
@@ -276,7 +284,7 @@ class LocalInfiller:
             if not typed and self.mode == "mask":
                 # rows not decided left to right decide the span's opening last, after what it leads to: the
                 # complement of the left-to-right row beside them. Held-out dev the same (35.5 / 37.7 % of the
-                # characters saved), SantaCoder java 126 -> 136 right of 400 (bench/results/session37_ab.json)
+                # characters saved), SantaCoder java 126 -> 136 right of 400 (bench/results/session38_ab.json)
                 b = canvas.shape[0]
                 entropy_rows = ~torch.tensor(leftmost if isinstance(leftmost, tuple) else (leftmost,) * b)
                 if entropy_rows.any():
@@ -285,14 +293,6 @@ class LocalInfiller:
         hook = None
         if syntax_hook is not None:
             hook = self._token_hook(syntax_hook, free, typed)
-        # a completion's start is decided left to right (mask mode) when it is Invoked or when the files give no
-        # drafts, so the sample is the only candidate: with 3 steps its content otherwise commits in parallel in
-        # the last one. Held-out dev: Invoked first item right 99 -> 107 of 600; as you type without drafts, the
-        # top candidate right on 12 instead of 6 of 182 such requests (none lost), corpus dev 117 -> 122 of 808,
-        # what the shipped gate shows right unchanged (75). Not beside drafts as you type: the gate tells those
-        # samples from the drafts less well (75 -> 64 right at its precision); nor for edits of a range (edit.py),
-        # which repaired fewer (bench/results/leftmost_ab.json). Without drafts as you type, a second row keeps the
-        # entropy order (twin, above)
         prep = cv.Prepared(heal.prefix, canvas, free, g, bias, warm_ids is not None, hook, req.max_steps,
                            leftmost=leftmost, greedy_rows=2 if twin else 1, last=last,
                            spell=cv.Spelling(self.tok, typed) if typed and self.mode == "mask" else None)
