@@ -112,7 +112,6 @@ class Prepared:
     leftmost: bool | tuple[bool, ...] = False  # mask mode: unmask the leftmost masked slot every step (SamplerConfig.leftmost)
     greedy_rows: int = 1  # mask mode: rows committing the argmax (SamplerConfig.greedy_rows)
     spell: Spelling | None = None  # mask mode: the healed word the first slots must write (sampler.denoise)
-    last: Tensor | None = None  # [B, F] mask mode: slots committed only at the last step (sampler.denoise)
 
 
 def span_canvas(slots: list[int], free: list[bool], head: list[int]) -> tuple[Tensor, Tensor]:

@@ -219,7 +219,7 @@ class LocalInfiller:
 
         res = denoise(step_fn, prep.canvas, prep.free, scfg, self.cfg.vocab_size, generator=prep.generator,
                       logit_bias=prep.logit_bias, warm=prep.warm, on_step=each_step,
-                      renoise_hook=prep.renoise_hook, noise_ids=self.noise_ids, spell=prep.spell, last=prep.last)
+                      renoise_hook=prep.renoise_hook, noise_ids=self.noise_ids, spell=prep.spell)
         return Denoised(res.tokens, res, cache, n_ids, reused, (t_enc - t0) * 1e3,
                         (time.perf_counter() - t_enc) * 1e3)
 
@@ -266,6 +266,13 @@ class LocalInfiller:
         if self.fill_logit_bias and self.tok.fill_id is not None:
             bias = torch.zeros(f, self.cfg.vocab_size) if bias is None else bias
             bias[:, self.tok.fill_id] += self.fill_logit_bias
+        if self.min_content and span:
+            bias = torch.zeros(f, self.cfg.vocab_size) if bias is None else bias
+            blank = not heal.prefix[heal.prefix.rfind("\n") + 1 :].strip() and not req.suffix.split("\n", 1)[0].strip()
+            bias[: min(f, 2 if blank else 1), self.stop_list] = float("-inf")
+        hook = None
+        if syntax_hook is not None:
+            hook = self._token_hook(syntax_hook, free, typed)
         # a completion's start is decided left to right (mask mode) when it is Invoked or when the files give no
         # drafts, so the sample is the only candidate: with 3 steps its content otherwise commits in parallel in
         # the last one. Held-out dev: Invoked first item right 99 -> 107 of 600; as you type without drafts, the
@@ -274,27 +281,9 @@ class LocalInfiller:
         # samples from the drafts less well (75 -> 64 right at its precision); nor for edits of a range (edit.py),
         # which repaired fewer (bench/results/leftmost_ab.json). Without drafts as you type, a second row keeps the
         # entropy order (twin, above)
-        leftmost = (True, False) if twin else req.invoked or (span and not req.drafts)
-        last = None
-        if self.min_content and span:
-            bias = torch.zeros(f, self.cfg.vocab_size) if bias is None else bias
-            blank = not heal.prefix[heal.prefix.rfind("\n") + 1 :].strip() and not req.suffix.split("\n", 1)[0].strip()
-            opening = min(f, 2 if blank else 1)
-            bias[:opening, self.stop_list] = float("-inf")
-            if not typed and self.mode == "mask":
-                # rows not decided left to right decide the span's opening last, after what it leads to: the
-                # complement of the left-to-right row beside them. Held-out dev the same (35.5 / 37.7 % of the
-                # characters saved), SantaCoder java 126 -> 136 right of 400 (bench/results/session38_ab.json)
-                b = canvas.shape[0]
-                entropy_rows = ~torch.tensor(leftmost if isinstance(leftmost, tuple) else (leftmost,) * b)
-                if entropy_rows.any():
-                    last = torch.zeros(b, f, dtype=torch.bool)
-                    last[:, :opening] = entropy_rows[:, None]
-        hook = None
-        if syntax_hook is not None:
-            hook = self._token_hook(syntax_hook, free, typed)
         prep = cv.Prepared(heal.prefix, canvas, free, g, bias, warm_ids is not None, hook, req.max_steps,
-                           leftmost=leftmost, greedy_rows=2 if twin else 1, last=last,
+                           leftmost=(True, False) if twin else req.invoked or (span and not req.drafts),
+                           greedy_rows=2 if twin else 1,
                            spell=cv.Spelling(self.tok, typed) if typed and self.mode == "mask" else None)
         den = self.denoise_canvas(prep, req.doc_key, cancel, sample=req.sample or not req.drafts)
         cache, ids_n, reused, res = den.cache, den.prefix_tokens, den.reused, den.result

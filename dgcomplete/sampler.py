@@ -199,7 +199,6 @@ def denoise(
     renoise_hook: RenoiseHook | None = None,
     noise_ids: Tensor | None = None,
     spell: Spelling | None = None,
-    last: Tensor | None = None,
 ) -> DenoiseResult:
     """Denoise ``canvas`` [B, C]; ``free`` [B, F] marks free slots among the first F columns.
 
@@ -208,8 +207,7 @@ def denoise(
     e.g. token healing of a partially typed word. ``noise_ids`` restricts renoising draws to a set of ids.
     ``spell`` (mask mode): a healed word the free slots begin with, written into the first masked slots at the
     first step (:func:`spell_slots`) and never renoised; the rest is denoised around it. ``forced`` in the result
-    marks the rows where the model would not have written it. ``last`` [B, F] (mask mode): slots committed only
-    at the last step, after the rest of their row.
+    marks the rows where the model would not have written it.
     """
     b, c = canvas.shape
     f = free.shape[1]
@@ -279,8 +277,6 @@ def denoise(
                 choice = torch.where(free, choice, clamped_vals)
             # unmask the confident ones (entropy bound) among the still-masked, at least an even share
             eligible = masked & ~force
-            if last is not None and cur_step > 1:
-                eligible &= ~last
             ends = None
             if stop_ids is not None:
                 frontier = torch.zeros_like(masked)

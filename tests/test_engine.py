@@ -360,34 +360,6 @@ def test_completions_decide_their_start_left_to_right_when_invoked_or_without_dr
     assert seen[-1] == (True, 1, 1)
 
 
-def test_rows_in_entropy_order_decide_the_span_s_opening_last(tiny_mask_model, monkeypatch):
-    """Rows not decided left to right hold the span's opening slots (one; two on a blank line) until the last
-    step; rows decided left to right, a typed word (spelled first) and edits of a range hold none."""
-    from dgcomplete import edit
-    from dgcomplete import local as local_mod
-    from dgcomplete.types import Candidate
-
-    seen: list[list[int] | None] = []
-    real = local_mod.denoise
-
-    def spy(step_fn, canvas, free, cfg, *a, last=None, **k):
-        seen.append(None if last is None else last.sum(-1).tolist())
-        if last is not None:
-            assert not last[:, 2:].any()  # only the opening
-        return real(step_fn, canvas, free, cfg, *a, last=last, **k)
-
-    monkeypatch.setattr(local_mod, "denoise", spy)
-    li = LocalInfiller(load_model(tiny_mask_model), max_steps=3)
-    draft = [Candidate("a", source="prefix")]
-    line = SpanPlan(SpanKind.LINE, 1, 8)
-    for prefix, invoked, drafts in (("def f():\n    return ", True, []), ("def f():\n    return ", False, draft),
-                                    ("def f():\n    return ", False, []), ("def f():\n    ", False, draft),
-                                    ("def f():\n    ret", False, draft)):
-        li.infill(InfillRequest(prefix, "\n", line, seed=0, invoked=invoked, drafts=drafts))
-    edit.ModelFiller(li, "k")(edit.SpanJob("def f(x):\n", "    y = x + 1\n", "\n", [(8, 9)], clamp_rest=True))
-    assert seen == [None, [1], [0, 1], [2], None, None]
-
-
 def test_the_checks_run_once_per_keystroke_on_the_local_backend(tiny_model, monkeypatch):
     """The model thread's checks (before scoring) are not repeated by post-processing for the same text."""
     made: list[int] = []

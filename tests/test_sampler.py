@@ -185,25 +185,6 @@ def test_mask_mode_commits_a_sure_slot_with_a_bias_first():
     assert seen[1][0] == word and res.tokens[0, 0] == word
 
 
-def test_mask_mode_commits_the_slots_held_last_at_the_last_step():
-    """``last`` holds slots out of acceptance, however sure, until the last step, row by row; the rest of the row
-    is decided first."""
-    v, f, mask, word = 12, 3, 4, 7
-    seen = []
-
-    def step(canvas, sc):
-        seen.append(canvas[:, :f].tolist())
-        logits = torch.zeros(canvas.shape[0], f, v)
-        logits[:, :, word] = 9.0  # every slot is sure
-        return logits
-
-    last = torch.tensor([[False, False, False], [True, False, False]])
-    cfg = SamplerConfig(mode="mask", max_steps=3, mask_id=mask)
-    res = denoise(step, torch.full((2, f), mask), torch.ones(2, f, dtype=torch.bool), cfg, v, last=last)
-    assert seen[1] == [[word] * 3, [mask, word, word]]  # row 0 all at once; row 1 all but its held slot
-    assert res.tokens[:, :f].tolist() == [[word] * 3] * 2 and res.steps == 3
-
-
 class _Spelling:
     """The sampler's view of a healed word (canvas.Spelling) over a toy vocabulary of pieces."""
 
