@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import torch
 
+from dgcomplete.canvas import Spelling
 from dgcomplete.sampler import (
     SamplerConfig,
     StableConfident,
@@ -185,19 +186,18 @@ def test_mask_mode_commits_a_sure_slot_with_a_bias_first():
     assert seen[1][0] == word and res.tokens[0, 0] == word
 
 
-class _Spelling:
-    """The sampler's view of a healed word (canvas.Spelling) over a toy vocabulary of pieces."""
+class _Pieces:
+    """A toy vocabulary for canvas.Spelling: its pieces and the healing lookup (Tokenizer.ids_starting_with)."""
 
-    def __init__(self, pieces: list[str], word: str) -> None:
-        self.pieces, self.word = pieces, word
+    def __init__(self, pieces: list[str]) -> None:
+        self.pieces = pieces
 
-    def __len__(self) -> int:
-        return len(self.word)
+    def ids_starting_with(self, text: str) -> list[int]:
+        return [i for i, p in enumerate(self.pieces) if p and (p.startswith(text) or text.startswith(p))]
 
-    def allowed(self, done: int) -> tuple[torch.Tensor, torch.Tensor]:
-        rest = self.word[done:]
-        ids = [i for i, p in enumerate(self.pieces) if p and (p.startswith(rest) or rest.startswith(p))]
-        return torch.tensor(ids), torch.tensor([min(len(self.word), done + len(self.pieces[i])) for i in ids])
+
+def _spelling(pieces: list[str], word: str) -> Spelling:
+    return Spelling(_Pieces(pieces), word)  # type: ignore[arg-type]
 
 
 def test_spelling_writes_the_typed_word_with_the_models_own_pieces():
@@ -208,13 +208,13 @@ def test_spelling_writes_the_typed_word_with_the_models_own_pieces():
     scaled[1, 0, 7], scaled[1, 0, 3] = 9.0, 4.0  # wants "x" first; of the word's pieces prefers "retry"
     scaled[1, 1, 5] = 3.0
     masked = torch.ones(2, f, dtype=torch.bool)
-    ids, spelled, forced = spell_slots(scaled, masked, _Spelling(pieces, "retry_s"))
+    ids, spelled, forced = spell_slots(scaled, masked, _spelling(pieces, "retry_s"))
     assert [pieces[i] for i in ids[0, :4].tolist()] == ["re", "try", "_", "state"]
     assert spelled[0].tolist() == [True] * 4 + [False] * 2 and not forced[0]
     assert [pieces[i] for i in ids[1, :2].tolist()] == ["retry", "_s"] and spelled[1].sum() == 2 and forced[1]
     # a slot already decided (warm start) is never spelled over
     masked[0, 0] = False
-    assert not spell_slots(scaled, masked, _Spelling(pieces, "retry_s"))[1][0].any()
+    assert not spell_slots(scaled, masked, _spelling(pieces, "retry_s"))[1][0].any()
 
 
 def test_denoise_keeps_the_spelled_word_and_says_which_rows_were_made_to():
@@ -231,7 +231,7 @@ def test_denoise_keeps_the_spelled_word_and_says_which_rows_were_made_to():
 
     cfg = SamplerConfig(mode="mask", max_steps=3, mask_id=mask, hook_every=1)
     res = denoise(step, torch.full((1, f), mask), torch.ones(1, f, dtype=torch.bool), cfg, v,
-                  renoise_hook=hook, spell=_Spelling(pieces, "retry"))
+                  renoise_hook=hook, spell=_spelling(pieces, "retry"))
     assert [pieces[i] for i in res.tokens[0, :2].tolist()] == ["re", "try"] and bool(res.forced[0])
 
 
