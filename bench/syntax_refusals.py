@@ -1,7 +1,9 @@
 """How often the engine's syntax checks refuse the line a file really has: the false alarms of
 :func:`dgcomplete.syntax.is_valid` (``splice``: the suggestion adds a tree-sitter error to the document as typed)
 and of :func:`dgcomplete.syntax.finishes_line` (``line``, asked when the splice check passed: what is typed of the
-line with the suggestion, written where the line is blank, adds one; ``return (`` + ``...args)``).
+line with the suggestion, written where the line is blank, adds one; ``return (`` + ``...args)``) and
+:func:`dgcomplete.syntax.mends_below` (``mends``, asked when both passed: the lines below, a body broken without
+the line, stay broken with it).
 
 Over the training corpus's first ``--files`` files of each checked language (``make corpus``), ``--lines`` written
 lines of each (a fixed sample) are typed from their indentation with 1 and 2 characters and half the line written
@@ -26,10 +28,11 @@ from __future__ import annotations
 
 import random
 import re
+import time
 from collections import Counter
 from typing import Any
 
-from dgcomplete.syntax import finishes_line, get_parser, is_valid
+from dgcomplete.syntax import finishes_line, get_parser, is_valid, mends_below
 from dgcomplete.syntax.strict import BRACE_LANGS, misplaced_closer, self_comparison
 
 from . import corpus_parser, corpus_texts, emit, tally_by_kind
@@ -48,16 +51,19 @@ def typed_lengths(body: str) -> list[int]:
 
 
 def count(text: str, lang: str, rng: random.Random, lines: int,
-          hits: Counter[str] | None = None) -> dict[str, list[int]]:
+          hits: Counter[str] | None = None, mends_ms: list[float] | None = None) -> dict[str, list[int]]:
     """{"<kind> <check>": [lines checked, refused]} for one file's sampled lines: kind ``line`` or
-    ``head_before_body``, check ``splice`` or ``line`` (asked where the splice check passed); ``self_comparison
-    strict`` for each of its written lines and ``closer strict`` for each that starts with ``}``."""
+    ``head_before_body``, check ``splice``, ``line`` (asked where the splice check passed) or ``mends`` (where both
+    did); ``self_comparison
+    strict`` for each of its written lines and ``closer strict`` for each that starts with ``}``. ``mends_ms`` receives
+    the time of each ``mends`` check (after the other two, as in the engine, which shares their parse of the line's
+    window)."""
     rows = text.split("\n")
     starts, pos = [], 0
     for row in rows:
         starts.append(pos)
         pos += len(row) + 1
-    out = {f"{kind} {check}": [0, 0] for kind in ("line", "head_before_body") for check in ("splice", "line")}
+    out = {f"{kind} {check}": [0, 0] for kind in ("line", "head_before_body") for check in ("splice", "line", "mends")}
     parser = get_parser(lang)
     if lang in BRACE_LANGS:
         out["closer strict"] = [0, 0]
@@ -95,8 +101,15 @@ def count(text: str, lang: str, rng: random.Random, lines: int,
 
     def refused(doc: str, at: int, cand: str, kind: str, line: str) -> None:
         tree = parser.parse(doc.encode("utf-8"))
+        def mends() -> bool:
+            t0 = time.perf_counter()
+            ok = mends_below(doc, at, cand, lang, tree)
+            if mends_ms is not None:
+                mends_ms.append(1000 * (time.perf_counter() - t0))
+            return ok
+
         for check, ok in (("splice", lambda: is_valid(doc, at, at, cand, lang, tree)),
-                          ("line", lambda: finishes_line(doc, at, cand, lang, tree))):
+                          ("line", lambda: finishes_line(doc, at, cand, lang, tree)), ("mends", mends)):
             if tally(f"{kind} {check}", not ok(), f"{doc[at - len(line) + len(cand):at]}|{cand}"):
                 return
 
@@ -126,10 +139,16 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     for lang in LANGS:
         rng = random.Random(0)
         hits: Counter[str] = Counter()
-        total = tally_by_kind(count(t, lang, rng, a.lines, hits) for t in corpus_texts(a.corpus, lang, a.files)
+        ms: list[float] = []
+        total = tally_by_kind(count(t, lang, rng, a.lines, hits, ms) for t in corpus_texts(a.corpus, lang, a.files)
                               if len(t) <= MAX_CHARS)
+        ms.sort()
         by_lang[lang] = {kind: {"checked": n, "refused": r, "refused_pct": round(100 * r / max(1, n), 3)}
-                         for kind, (n, r) in total.items()} | {"examples": hits.most_common(12)}
+                         for kind, (n, r) in total.items()} | {
+            "mends_ms": {"calls": len(ms), "p50": round(ms[len(ms) // 2], 3) if ms else None,
+                         "p95": round(ms[int(len(ms) * 0.95)], 3) if ms else None,
+                         "max": round(ms[-1], 2) if ms else None},
+            "examples": hits.most_common(12)}
     res = {"benchmark": "syntax_refusals", "files_per_language": a.files, "lines_per_file": a.lines,
            "max_chars": MAX_CHARS, "by_language": by_lang}
     emit(res, a.out)

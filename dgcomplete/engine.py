@@ -903,7 +903,7 @@ class Engine:
         ``drops`` counts why candidates were dropped (empty, duplicate, repeats_suffix, syntax, glues,
         empty_comment, empty_string, duplicate_import, dangling_modifiers, misplaced_closer, self_comparison,
         return_mismatch, duplicate_parameters, python_parser, and repeats_neighbour, redefines, misnamed_type,
-        declined and broken_line: ranked, then never shown) for the stats;
+        declined, broken_line and leaves_body: ranked, then never shown) for the stats;
         ``dropped`` receives those the checks dropped, as written (the word being typed may be right in them).
         ``vetted``: the model thread already ran these checks on the same text (the local backend), so they are not
         run twice per keystroke.
@@ -969,6 +969,11 @@ class Engine:
                 # the checks cut short is a fragment the user goes on from (`lilv_i` + `s_directory`), not a line;
                 # the rest of one shown before (warm) was asked when it was shown
                 why = "broken_line"
+            if (not why and c.source != "warm" and not c.features.get("cut_short")
+                    and not syntax.mends_below(text, offset, c.text, lang, tree)):
+                # the lines below are a body without its head (the line being written again is that head): a line
+                # that leaves them broken is not the one; ranked, never shown, as the broken line above
+                why = "leaves_body"
             if why:
                 drops[why] = drops.get(why, 0) + 1
                 continue

@@ -276,6 +276,27 @@ def test_postprocess_drops_a_line_it_would_leave_broken_and_counts_it():
                                            None)] == ["...args)"]
 
 
+def test_postprocess_drops_a_line_that_leaves_the_body_below_without_its_head_and_counts_it():
+    """Written again, the head of a block must mend the body under it: ``try:`` above ``def naturalsize``'s
+    parameters parses alone, so the older checks let it through; it is ranked, then dropped (``leaves_body``), while
+    a head that takes the parameters is kept. A line where nothing below is broken is not asked."""
+    from dgcomplete.types import Candidate
+
+    e = Engine(None)
+    text = 'x = 1\n\n\n\n    value: float,\n    binary: bool = False,\n) -> str:\n    return "1"\n'
+    off = text.index("\n\n\n") + 3
+    drops: dict[str, int] = {}
+    ranked: list[Candidate] = []
+    keep = e._postprocess([Candidate("try:", source="successor"), Candidate("def naturalsize(", source="prefix")],
+                          text, off, SpanPlan(SpanKind.LINE, 1, 16), "python", None, drops, ranked=ranked)
+    assert [c.text for c in keep] == ["def naturalsize("] and drops == {"leaves_body": 1}
+    assert {c.text for c in ranked} == {"try:", "def naturalsize("}  # still ranked: its first word may serve
+    whole = "def f(a):\n    x = 1\n    \n    return x\n"
+    at = whole.index("    \n") + 4
+    assert [c.text for c in e._postprocess([Candidate("y = 2")], whole, at, SpanPlan(SpanKind.LINE, 1, 16),
+                                           "python", None)] == ["y = 2"]
+
+
 def test_postprocess_gives_the_checks_the_tree_a_return_is_held_to():
     """The vetter hands the document's tree to the soundness checks: a Go return with the wrong number of values
     for the function around the cursor is dropped and counted; the one that fits is kept."""

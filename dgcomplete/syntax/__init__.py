@@ -11,6 +11,7 @@ from .check import (
     error_count,
     finishes_line,
     is_valid,
+    mends_below,
     new_errors,
 )
 from .document import SyntaxDocument, TextIndex, parse
@@ -33,6 +34,7 @@ __all__ = [
     "is_supported",
     "is_valid",
     "language_for",
+    "mends_below",
     "text_language",
     "new_errors",
     "parse",

@@ -541,14 +541,13 @@ def enclosing_literal(tree: tree_sitter.Tree, byte: int) -> str | None:
     return None
 
 
-def _line_sound(base: _Base, win: _Window, s_b: int, o_b: int, whole: str, pass_: str) -> bool:
-    """Whether ``whole`` (the typed part and the candidate) written at byte ``s_b`` of ``win`` with its typed part
-    [s_b, o_b) taken out adds no error on its first line (a block it opens closed, or given ``pass_`` as its body).
-    Windows with the typed part taken out are cached on ``base`` (one document version)."""
+def _blank(base: _Base, win: _Window, s_b: int, o_b: int) -> _Base:
+    """``win`` with the typed part [s_b, o_b) of the cursor's line taken out, reparsed; cached on ``base`` (one
+    document version), as the line checks of every candidate of a request ask for the same one."""
     key = (win.start, len(win.data), s_b, o_b)
     blank = base.blanks.get(key)
-    a, b = s_b - win.start, o_b - win.start
     if blank is None:
+        a, b = s_b - win.start, o_b - win.start
         tree = win.tree.copy()
         pa = _point(win.data, a)
         tree.edit(a, b, a, pa, _point(win.data, b), pa)
@@ -557,6 +556,15 @@ def _line_sound(base: _Base, win: _Window, s_b: int, o_b: int, whole: str, pass_
         if len(base.blanks) > 8:
             base.blanks.clear()
         base.blanks[key] = blank
+    return blank
+
+
+def _line_sound(base: _Base, win: _Window, s_b: int, o_b: int, whole: str, pass_: str) -> bool:
+    """Whether ``whole`` (the typed part and the candidate) written at byte ``s_b`` of ``win`` with its typed part
+    [s_b, o_b) taken out adds no error on its first line (a block it opens closed, or given ``pass_`` as its body).
+    Windows with the typed part taken out are cached on ``base`` (one document version)."""
+    blank = _blank(base, win, s_b, o_b)
+    a = s_b - win.start
     # an error just above the line that runs on into it: the code there is not finished (a header's parameters
     # written one a line, its `)` not yet), so the line cannot be judged alone; or one the document as typed has too:
     # the grammar fails on the code above (C++ in a `.h` read as C, Rust's `try!`, a template). Not an error taking
@@ -593,6 +601,114 @@ def _line_sound(base: _Base, win: _Window, s_b: int, o_b: int, whole: str, pass_
             return False
         owed[kind] -= 1
     return True
+
+
+_BELOW_LINES = 60  # mends_below: how far below the cursor's line an error counts as one the line must mend
+
+
+def _errors_below(tree: tree_sitter.Tree, data: bytes, pos: int) -> tuple[list[tuple[str, int, int]], bool]:
+    """The ERROR/MISSING nodes (kind, start, end) that start from the end of the line at byte ``pos`` to
+    ``_BELOW_LINES`` lines below it, and whether there are others (the grammar fails on code elsewhere, or code
+    above is not finished)."""
+    lo = data.find(b"\n", pos)
+    if lo < 0:
+        return [], False
+    hi = lo
+    for _ in range(_BELOW_LINES):
+        nxt = data.find(b"\n", hi + 1)
+        if nxt < 0:
+            hi = len(data)
+            break
+        hi = nxt
+    nodes = _error_nodes(tree.root_node)
+    return ([(_error_key(n), n.start_byte, n.end_byte) for n in nodes if lo <= n.start_byte <= hi],
+            any(not lo <= n.start_byte <= hi for n in nodes))
+
+
+def _deeper_below(text: str, offset: int, candidate: str, lang: str) -> bool:
+    """Whether the next line with code under the cursor's line is indented deeper than that line written with the
+    candidate (whose own leading blanks count where the cursor is in the indentation); comments are read past."""
+    ls = text.rfind("\n", 0, offset) + 1
+    width = _width(_indent_of(text[ls:offset] + candidate))
+    eol = text.find("\n", offset)
+    while eol >= 0:
+        nxt = text.find("\n", eol + 1)
+        line = text[eol + 1 : nxt if nxt >= 0 else len(text)]
+        eol = nxt
+        if line.strip() and not is_comment_line(line, lang):
+            return _width(_indent_of(line)) > width
+    return False
+
+
+def mends_below(
+    text: str,
+    offset: int,
+    candidate: str,
+    lang: str | None,
+    base_tree: tree_sitter.Tree | None = None,
+) -> bool:
+    """False when the code below the cursor's line is a body broken without a head there, and the line the
+    candidate finishes leaves it broken.
+
+    Taking the head of a block out of finished code breaks the lines under it: the parameters under ``def f(``, the
+    entries under ``exponents = {``, the block of an ``if (...) {`` or a ``} else {`` and the ``}`` that closed it.
+    :func:`is_valid` and :func:`finishes_line` ask only that a candidate add no error, so while such a line is
+    written again any line that parses alone passed (``try:`` above ``def naturalsize``'s parameters). Here, where
+    the next line with code is indented deeper than the cursor's and the document with the line's typed part taken
+    out has errors starting below the line (to ``_BELOW_LINES`` lines), a candidate that finishes the line must mend
+    one of them and leave the others as they were. Not asked: where the code below is shallower (the body of a block
+    opened above, its ``}`` not written yet: an error no line here mends), where the checked window has an error
+    elsewhere too (code above unfinished, C++ or a macro the grammar fails on: there the errors below may be the
+    code's own, which no line mends), a middle of the line, a fragment the user
+    goes on from (an unclosed ``(``, which swallows the lines below until it is closed), a line in a comment or
+    string or one opening one, a C preprocessor line. A window's refusal is confirmed on the whole document, as :func:`_check`'s."""
+    if not is_supported(lang):
+        return True
+    assert lang is not None
+    ls = text.rfind("\n", 0, offset) + 1
+    eol = text.find("\n", offset)
+    eol = len(text) if eol < 0 else eol
+    if any(ch not in _CLOSERS and not ch.isspace() for ch in text[offset:eol]):
+        return True  # a middle of the line
+    typed = text[ls:offset].lstrip(" \t")
+    whole = typed + candidate.rstrip()
+    first = whole.split("\n", 1)[0].strip()
+    if not first or len(_LONG_QUOTES.findall(whole)) % 2 or (lang in ("c", "cpp") and first.startswith("#")):
+        return True
+    owed = _unclosed(whole)
+    if owed is None or (owed and not whole.endswith("{")) or not _deeper_below(text, offset, candidate, lang):
+        return True  # unbalanced (the other checks judge it), a fragment, or no body below waiting for a head
+    base = _base(text, lang, base_tree)
+    s_b, o_b = base.index.byte_offset(offset - len(typed)), base.index.byte_offset(offset)
+    if enclosing_literal(base.tree, o_b) is not None:
+        return True  # a comment's or a string's line heads nothing
+    win = base.window(s_b, o_b)
+    if _mends_in(base, win, s_b, o_b, whole):
+        return True
+    if not _may_confirm(base, win):
+        return False
+    t0 = time.perf_counter()  # a window cut where the code is broken may end inside a block (its `}` outside)
+    mends = _mends_in(base, base.whole(), s_b, o_b, whole)
+    base.confirm_s += time.perf_counter() - t0
+    return mends
+
+
+def _mends_in(base: _Base, win: _Window, s_b: int, o_b: int, whole: str) -> bool:
+    """:func:`mends_below` in one window: where taking the typed part [s_b, o_b) out leaves errors below the line (and
+    none elsewhere), ``whole`` written at byte ``s_b`` instead mends one of them and makes no other."""
+    blank = _blank(base, win, s_b, o_b)
+    a = s_b - win.start
+    before, elsewhere = _errors_below(blank.tree, blank.index.data, a)
+    if not before or elsewhere:
+        return True
+    at = len(win.data[:a].decode("utf-8", "replace"))
+    splice = _Splice(blank, at, at, whole, True)
+    data, n = blank.index.data, len(splice.cand_b)
+    after, _ = _errors_below(splice.tree, data[:a] + splice.cand_b + data[a:], splice.end_b)
+    # the line must mend one of those errors and make no other: one it leaves exactly as it was (kind and place)
+    # beside one it mends is the code's own (C++ read as C), not the line's
+    had = {(kind, lo + n, hi + n) for kind, lo, hi in before}
+    return len(after) < len(before) and all(e in had for e in after)
 
 
 def is_valid(
