@@ -436,6 +436,15 @@ _REGEX_START = re.compile(r"(?:^|[=(,:\[!&|?{};]|return)\s*/[^/*]")
 _LONG_QUOTES = re.compile(r'"""|\'\'\'|`|/\*|\*/')
 
 
+def _typed_at_end(text: str, offset: int) -> str | None:
+    """What is typed of the cursor's line from its indentation, or None in a middle of the line (right of the cursor
+    more than closers): the line checks judge only a line the candidate finishes."""
+    eol = text.find("\n", offset)
+    if any(ch not in _CLOSERS and not ch.isspace() for ch in text[offset : eol if eol >= 0 else len(text)]):
+        return None
+    return text[text.rfind("\n", 0, offset) + 1 : offset].lstrip(" \t")
+
+
 def finishes_line(
     text: str,
     offset: int,
@@ -458,15 +467,11 @@ def finishes_line(
     if not is_supported(lang):
         return True
     assert lang is not None
-    ls = text.rfind("\n", 0, offset) + 1
-    eol = text.find("\n", offset)
-    eol = len(text) if eol < 0 else eol
-    typed = text[ls:offset].lstrip(" \t")
+    typed = _typed_at_end(text, offset)
+    if not typed or not typed.strip():
+        return True  # a middle of the line, or nothing typed (is_valid is this check)
     start = offset - len(typed)
-    first = candidate.split("\n", 1)[0]
-    line = (typed + first).rstrip()
-    if not typed.strip() or any(ch not in _CLOSERS and not ch.isspace() for ch in text[offset:eol]):
-        return True  # nothing typed (is_valid is this check), or a middle of the line
+    line = (typed + candidate.split("\n", 1)[0]).rstrip()
     if len(_LONG_QUOTES.findall(line)) % 2 or (lang in ("c", "cpp") and line.startswith("#")):
         return True  # a string or comment running over lines; a preprocessor line (its #if pairs with lines below)
     owed = _unclosed(line)
@@ -478,7 +483,8 @@ def finishes_line(
             and not is_comment_line(line, lang) and not any(o in line for o in comment_openers(lang))
             and enclosing_literal(base.tree, o_b) is None):
         return False  # the candidate closes a bracket of the line with another closer (`? 1 ` + `];`), whatever is around
-    pass_ = "\n" + _indent_of(text[ls:offset]) + "    pass" if lang == "python" and line.endswith(":") else ""
+    indent = text[text.rfind("\n", 0, start) + 1 : start]
+    pass_ = "\n" + indent + "    pass" if lang == "python" and line.endswith(":") else ""
     win = base.window(s_b, o_b)
     if _line_sound(base, win, s_b, o_b, typed + candidate, pass_):
         return True
@@ -659,18 +665,15 @@ def mends_below(
     one of them and leave the others as they were. Not asked: where the code below is shallower (the body of a block
     opened above, its ``}`` not written yet: an error no line here mends), where the checked window has an error
     elsewhere too (code above unfinished, C++ or a macro the grammar fails on: there the errors below may be the
-    code's own, which no line mends), a middle of the line, a fragment the user
-    goes on from (an unclosed ``(``, which swallows the lines below until it is closed), a line in a comment or
-    string or one opening one, a C preprocessor line. A window's refusal is confirmed on the whole document, as :func:`_check`'s."""
+    code's own, which no line mends), a middle of the line, a fragment the user goes on from (an unclosed ``(``,
+    which swallows the lines below until it is closed), a line in a comment or string or one opening one, a C
+    preprocessor line. A window's refusal is confirmed on the whole document, as :func:`_check`'s are."""
     if not is_supported(lang):
         return True
     assert lang is not None
-    ls = text.rfind("\n", 0, offset) + 1
-    eol = text.find("\n", offset)
-    eol = len(text) if eol < 0 else eol
-    if any(ch not in _CLOSERS and not ch.isspace() for ch in text[offset:eol]):
+    typed = _typed_at_end(text, offset)
+    if typed is None:
         return True  # a middle of the line
-    typed = text[ls:offset].lstrip(" \t")
     whole = typed + candidate.rstrip()
     first = whole.split("\n", 1)[0].strip()
     if not first or len(_LONG_QUOTES.findall(whole)) % 2 or (lang in ("c", "cpp") and first.startswith("#")):
