@@ -35,7 +35,7 @@ from typing import Any
 from dgcomplete.syntax import finishes_line, get_parser, is_valid, mends_below
 from dgcomplete.syntax.strict import BRACE_LANGS, misplaced_closer, self_comparison
 
-from . import corpus_parser, corpus_texts, emit, tally_by_kind
+from . import corpus_parser, corpus_texts, emit, summary, tally_by_kind
 from .typing_replay import block_of
 
 LANGS = ("python", "javascript", "typescript", "go", "java", "c", "rust")
@@ -54,10 +54,9 @@ def count(text: str, lang: str, rng: random.Random, lines: int,
           hits: Counter[str] | None = None, mends_ms: list[float] | None = None) -> dict[str, list[int]]:
     """{"<kind> <check>": [lines checked, refused]} for one file's sampled lines: kind ``line`` or
     ``head_before_body``, check ``splice``, ``line`` (asked where the splice check passed) or ``mends`` (where both
-    did); ``self_comparison
-    strict`` for each of its written lines and ``closer strict`` for each that starts with ``}``. ``mends_ms`` receives
-    the time of each ``mends`` check (after the other two, as in the engine, which shares their parse of the line's
-    window)."""
+    did); ``self_comparison strict`` for each of its written lines and ``closer strict`` for each that starts with
+    ``}``. ``mends_ms`` receives the time of each ``mends`` check (after the other two, as in the engine, which
+    shares their parse of the line's window)."""
     rows = text.split("\n")
     starts, pos = [], 0
     for row in rows:
@@ -101,6 +100,7 @@ def count(text: str, lang: str, rng: random.Random, lines: int,
 
     def refused(doc: str, at: int, cand: str, kind: str, line: str) -> None:
         tree = parser.parse(doc.encode("utf-8"))
+
         def mends() -> bool:
             t0 = time.perf_counter()
             ok = mends_below(doc, at, cand, lang, tree)
@@ -142,13 +142,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         ms: list[float] = []
         total = tally_by_kind(count(t, lang, rng, a.lines, hits, ms) for t in corpus_texts(a.corpus, lang, a.files)
                               if len(t) <= MAX_CHARS)
-        ms.sort()
         by_lang[lang] = {kind: {"checked": n, "refused": r, "refused_pct": round(100 * r / max(1, n), 3)}
-                         for kind, (n, r) in total.items()} | {
-            "mends_ms": {"calls": len(ms), "p50": round(ms[len(ms) // 2], 3) if ms else None,
-                         "p95": round(ms[int(len(ms) * 0.95)], 3) if ms else None,
-                         "max": round(ms[-1], 2) if ms else None},
-            "examples": hits.most_common(12)}
+                         for kind, (n, r) in total.items()} | {"mends_ms": summary(ms, 3),
+                                                               "examples": hits.most_common(12)}
     res = {"benchmark": "syntax_refusals", "files_per_language": a.files, "lines_per_file": a.lines,
            "max_chars": MAX_CHARS, "by_language": by_lang}
     emit(res, a.out)

@@ -962,18 +962,14 @@ class Engine:
             why = rival(text, offset, c.text, lang, tree, path)
             if not why and declined and _completed_line(line_prefix, c.text) in declined:
                 why = "declined"
-            if (not why and c.source != "warm" and not c.features.get("cut_short")
-                    and not syntax.finishes_line(text, offset, c.text, lang, tree)):
-                # what is typed of the line, finished by the candidate, is still an error (`return (` + `...args)`):
-                # never shown, yet ranked, as its first word may be the rest of the word being typed. A candidate
-                # the checks cut short is a fragment the user goes on from (`lilv_i` + `s_directory`), not a line;
-                # the rest of one shown before (warm) was asked when it was shown
-                why = "broken_line"
-            if (not why and c.source != "warm" and not c.features.get("cut_short")
-                    and not syntax.mends_below(text, offset, c.text, lang, tree)):
-                # the lines below are a body without its head (the line being written again is that head): a line
-                # that leaves them broken is not the one; ranked, never shown, as the broken line above
-                why = "leaves_body"
+            # the line checks: never shown, yet ranked, as a first word may be the rest of the word being typed. A
+            # candidate the checks cut short is a fragment the user goes on from (`lilv_i` + `s_directory`), not a
+            # line; the rest of one shown before (warm) was asked when it was shown
+            if not why and c.source != "warm" and not c.features.get("cut_short"):
+                if not syntax.finishes_line(text, offset, c.text, lang, tree):
+                    why = "broken_line"  # the typed part, finished so, is still an error (`return (` + `...args)`)
+                elif not syntax.mends_below(text, offset, c.text, lang, tree):
+                    why = "leaves_body"  # the lines below are a body without its head, and the line leaves them so
             if why:
                 drops[why] = drops.get(why, 0) + 1
                 continue

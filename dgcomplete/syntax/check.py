@@ -238,7 +238,7 @@ class _Splice:
     start_b/end_b are the candidate's byte range in the window's coordinates.
     """
 
-    __slots__ = ("tree", "start_b", "end_b", "old_end_b", "cand_b", "window")
+    __slots__ = ("tree", "data", "start_b", "end_b", "old_end_b", "cand_b", "window")
 
     def __init__(self, base: _Base, start: int, end: int, candidate: str, whole: bool = False) -> None:
         idx = base.index
@@ -262,6 +262,7 @@ class _Splice:
             advance_point(start_point, cand_b),
         )
         self.tree = get_parser(base.lang).parse(data, tree)
+        self.data = data
         self.start_b = start_b
         self.end_b = start_b + len(cand_b)
         self.old_end_b = end_b
@@ -706,8 +707,8 @@ def _mends_in(base: _Base, win: _Window, s_b: int, o_b: int, whole: str) -> bool
         return True
     at = len(win.data[:a].decode("utf-8", "replace"))
     splice = _Splice(blank, at, at, whole, True)
-    data, n = blank.index.data, len(splice.cand_b)
-    after, _ = _errors_below(splice.tree, data[:a] + splice.cand_b + data[a:], splice.end_b)
+    after, _ = _errors_below(splice.tree, splice.data, splice.end_b)
+    n = len(splice.cand_b)
     # the line must mend one of those errors and make no other: one it leaves exactly as it was (kind and place)
     # beside one it mends is the code's own (C++ read as C), not the line's
     had = {(kind, lo + n, hi + n) for kind, lo, hi in before}
