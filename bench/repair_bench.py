@@ -2,7 +2,8 @@
 
 Functions (4-25 lines) come from the running interpreter's standard library ``test/`` package, which the
 training corpus excludes (``STDLIB_EXCLUDE_DIRS`` in ``dgcomplete/train/corpus.py``); with ``--source all``
-the rest of the standard library is used too (in the training corpus: optimistic numbers). Each case
+the rest of the standard library is used too (in the training corpus: optimistic numbers); with ``--source dev``
+the functions of the held-out dev splits (outside the training corpus) in ``--lang``, where Repair is tuned. Each case
 breaks one function by deleting one token or swapping two adjacent tokens (fixed seed), keeping only
 corruptions that tree-sitter flags, then runs :func:`dgcomplete.edit.repair` over the whole function with
 the resident model, as the ``dgcomplete.repairSyntax`` command does.
@@ -23,6 +24,7 @@ line of each (the damaged line, intact): applied edits that break parsing. Also 
 
     python -m bench.repair_bench [--model PATH] [--cases 100] [--seed 0] [--rounds 6] [--steps N]
     python -m bench.repair_bench --source heldout [--cases 20]
+    python -m bench.repair_bench --source dev [--lang javascript] --out runs/repair_dev.json  # where it is tuned
 """
 
 from __future__ import annotations
@@ -57,6 +59,7 @@ class Case:
     original: str
     broken: str
     detail: str  # the token(s) touched
+    lang: str = "python"
 
 
 # ---- cases -------------------------------------------------------------------------------------------------
@@ -110,44 +113,125 @@ def tokens(src: str) -> list[tuple[int, int, str]]:
     return out
 
 
-def corrupt(src: str, kind: str, rng: random.Random, tries: int = 20) -> tuple[str, str] | None:
-    """Delete one token or swap two adjacent ones on a line, until tree-sitter reports an error."""
-    toks = tokens(src)
+def corrupt(src: str, kind: str, rng: random.Random, tries: int = 20, lang: str = "python") -> tuple[str, str] | None:
+    """Delete one token or swap two adjacent ones on a line (``extra``: a bracket or ``,;:.`` token written twice;
+    ``replace``: one written as another of its kind, ``]`` for ``)``, ``;`` for ``:``), until tree-sitter reports
+    an error."""
+    toks = tokens(src) if lang == "python" else leaf_tokens(src, lang)
     if len(toks) < 4:
         return None
+    if kind in ("extra", "replace"):
+        toks = [t for t in toks if t[2] in PUNCT] + [toks[-1]]  # the last one is never picked (as for swaps)
+        if len(toks) < 2:
+            return None
     for _ in range(tries):
         i = rng.randrange(len(toks) - 1)
         a, b, s = toks[i]
         if kind == "delete":
             broken = src[:a] + src[b:]
             detail = s
+        elif kind == "extra":
+            broken = src[:b] + s + src[b:]
+            detail = s
+        elif kind == "replace":
+            s2 = rng.choice([p for p in next(g for g in PUNCT_KINDS if s in g) if p != s])
+            broken = src[:a] + s2 + src[b:]
+            detail = f"{s} -> {s2}"
         else:
             c, d, s2 = toks[i + 1]
             if s == s2 or src[b:c].count("\n"):
                 continue
             broken = src[:a] + s2 + src[b:c] + s + src[d:]
             detail = f"{s} <-> {s2}"
-        if syntax.error_count(syntax.parse(broken, "python")) > 0:
+        if syntax.error_count(syntax.parse(broken, lang)) > 0:
             return broken, detail
     return None
 
 
-def make_cases(n: int, seed: int, source: str) -> list[Case]:
+PUNCT = ("(", ")", "[", "]", "{", "}", ",", ";", ":", ".")  # what an extra or replaced token is
+PUNCT_KINDS = ("([{", ")]}", ",;:.")  # a replaced token is written as another of its kind: a typo, not a rewrite
+
+# the definitions a dev case is cut from, per language (tree-sitter node types)
+FUNCTION_NODES = {
+    "python": ("function_definition",),
+    "javascript": ("function_declaration", "method_definition", "function_expression"),
+    "typescript": ("function_declaration", "method_definition", "function_expression"),
+    "go": ("function_declaration", "method_declaration"),
+    "java": ("method_declaration", "constructor_declaration"),
+    "rust": ("function_item",),
+    "c": ("function_definition",),
+}
+
+
+def _dev_functions(rng: random.Random, lang: str) -> list[list[tuple[str, str]]]:
+    """The functions of the held-out dev splits' files in ``lang`` (packages outside the training corpus), one
+    list per file in a seeded order: where Repair's rules are tuned, so that the stdlib suite stays a
+    measurement."""
+    from . import heldout
+
+    files = {**heldout.load("dev")["files"], **heldout.load("dev_langs")["files"]}
+    out = []
+    for fid in sorted(files):
+        f = files[fid]
+        if f["lang"] != lang:
+            continue
+        tree = syntax.parse(f["text"], lang)
+        data = f["text"].encode("utf-8")
+        found = []
+        stack = [tree.root_node] if tree is not None else []
+        while stack:
+            node = stack.pop()
+            if node.type in FUNCTION_NODES[lang] and 4 <= node.end_point[0] - node.start_point[0] + 1 <= 25:
+                line_start = data.rfind(b"\n", 0, node.start_byte) + 1
+                src = textwrap.dedent(data[line_start : node.end_byte].decode("utf-8", errors="replace")) + "\n"
+                if len(src) <= 1500 and syntax.error_count(syntax.parse(src, lang)) == 0:
+                    found.append((f"{fid}:{node.start_point[0] + 1}", src))
+            stack.extend(reversed(node.children))
+        rng.shuffle(found)
+        out.append(found)
+    rng.shuffle(out)
+    return out
+
+
+def leaf_tokens(src: str, lang: str) -> list[tuple[int, int, str]]:
+    """(start, end, text) of tree-sitter's leaves outside strings and comments: the other languages' tokens."""
+    tree = syntax.parse(src, lang)
+    index = syntax.TextIndex(src)
+    out = []
+    stack = [tree.root_node] if tree is not None else []
+    while stack:
+        node = stack.pop()
+        if "comment" in node.type or "string" in node.type or "char" in node.type or "template" in node.type:
+            continue
+        if node.child_count == 0:
+            a, b = index.char_offset(node.start_byte), index.char_offset(node.end_byte)
+            if src[a:b].strip():
+                out.append((a, b, src[a:b]))
+        stack.extend(reversed(node.children))
+    return sorted(out)
+
+
+def make_cases(n: int, seed: int, source: str, lang: str = "python",
+               kinds: tuple[str, ...] = ("delete", "swap")) -> list[Case]:
     root = Path(sysconfig.get_paths()["stdlib"])
     rng = random.Random(seed)
-    files = stdlib_files(source)
-    rng.shuffle(files)
+    if source == "dev":  # several functions per file: the split has fewer files than the stdlib's tests
+        per_file = _dev_functions(rng, lang)
+        by_file = [fs[i : i + 1] for i in range(8) for fs in per_file if len(fs) > i]
+    else:
+        files = stdlib_files(source)
+        rng.shuffle(files)
+        by_file = (functions(f, root) for f in files)
     cases: list[Case] = []
-    for f in files:
-        funcs = functions(f, root)
+    for funcs in by_file:
         if not funcs:
             continue
         fid, src = funcs[rng.randrange(len(funcs))]  # one function per file: a spread sample
-        kind = "delete" if len(cases) % 2 == 0 else "swap"
-        got = corrupt(src, kind, rng)
+        kind = kinds[len(cases) % len(kinds)]
+        got = corrupt(src, kind, rng, lang=lang)
         if got is None:
             continue
-        cases.append(Case(fid, kind, src, got[0], got[1]))
+        cases.append(Case(fid, kind, src, got[0], got[1], lang))
         if len(cases) >= n:
             break
     return cases
@@ -167,11 +251,11 @@ def run(model: Path, cases: list[Case], *, rounds: int, steps: int | None, threa
     for i, c in enumerate(cases):
         filler = edit.ModelFiller(inf, f"case-{i}")
         t0 = time.perf_counter()
-        out = edit.repair(c.broken, 0, len(c.broken), "python", filler, rounds=rounds, seed=i)
+        out = edit.repair(c.broken, 0, len(c.broken), c.lang, filler, rounds=rounds, seed=i)
         ms = (time.perf_counter() - t0) * 1e3
         result = edit.apply_edits(c.broken, out.edits)
-        before = syntax.error_count(syntax.parse(c.broken, "python"))
-        after = syntax.error_count(syntax.parse(result, "python"))
+        before = syntax.error_count(syntax.parse(c.broken, c.lang))
+        after = syntax.error_count(syntax.parse(result, c.lang))
         rows.append({
             "id": c.id, "kind": c.kind, "detail": c.detail, "offered": out.ok, "parses": after == 0,
             "exact": result == c.original, "errors_before": before, "errors_after": after,
@@ -184,8 +268,8 @@ def run(model: Path, cases: list[Case], *, rounds: int, steps: int | None, threa
 
 
 def table(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
-    groups = {"delete": [r for r in rows if r["kind"] == "delete"], "swap": [r for r in rows if r["kind"] == "swap"],
-              "all": rows}
+    kinds = dict.fromkeys(r["kind"] for r in rows)
+    groups = {**{k: [r for r in rows if r["kind"] == k] for k in kinds}, "all": rows}
     out = []
     md = ["| corruption | cases | parses | exact original | fewer errors | ms p50 | ms p95 |",
           "|---|---:|---:|---:|---:|---:|---:|"]
@@ -405,9 +489,15 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--rounds", type=int, default=6, help="denoising rounds Repair may spend per case")
     ap.add_argument("--steps", type=int, default=None, help="denoising steps per round (default: the model's)")
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--source", choices=("test", "all", "heldout"), default="test",
-                    help="stdlib test/ package (held out of training), the whole standard library, or the held-out "
+    ap.add_argument("--source", choices=("test", "all", "heldout", "dev"), default="test",
+                    help="stdlib test/ package (held out of training), the whole standard library, the held-out dev "
+                         "split's Python functions (dev: where Repair is tuned), or the held-out "
                          "packages' functions through Engine.edit (issue #17's suite; default 20 cases)")
+    ap.add_argument("--kinds", default="delete,swap",
+                    help="corruptions, taken in turn: delete, swap, extra (a bracket or ,;:. twice), replace (one "
+                         "written as another of its kind)")
+    ap.add_argument("--lang", default="python", choices=sorted(FUNCTION_NODES),
+                    help="the dev source's language (the stdlib suites are Python)")
     ap.add_argument("--out", default=None, help="default bench/results/repair.json (repair_heldout.json)")
     args = ap.parse_args(argv)
     if args.source == "heldout":
@@ -419,13 +509,15 @@ def main(argv: list[str] | None = None) -> None:
 
     model = resolve_model(args.model)
     t0 = time.perf_counter()
-    cases = make_cases(args.cases, args.seed, args.source)
+    cases = make_cases(args.cases, args.seed, args.source, args.lang, tuple(args.kinds.split(",")))
     res = run(model, cases, rounds=args.rounds, steps=args.steps, threads=args.threads)
     groups, md = table(res["rows"])
     report = {
         "bench": "repair", "model": res["model"], "machine": machine_info(),
         "settings": {"cases": args.cases, "seed": args.seed, "rounds": args.rounds, "steps": args.steps,
-                     "source": "stdlib test/ (held out of training)" if args.source == "test" else "whole stdlib"},
+                     "source": {"test": "stdlib test/ (held out of training)", "all": "whole stdlib",
+                                "dev": f"held-out dev splits' {args.lang} functions (for tuning)"}[args.source],
+                     "lang": args.lang, "kinds": args.kinds},
         "summary": groups, "wall_s": round(time.perf_counter() - t0, 1),
         "cases": [{**asdict(c), **r} for c, r in zip(cases, res["rows"], strict=True)],
     }

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -475,84 +476,175 @@ def line_edits(text: str, start: int, end: int, new: str) -> list[Edit]:
 
 
 # tokens a single-insertion repair tries (what a typo most often drops), at each lexeme boundary of the damage
-REPAIR_TOKENS = (")", ":", "]", "}", ";")
-MAX_INSERTIONS = 400  # candidate insertions screened per repair (bounded parser work)
-MAX_VERIFIED = 12  # screened ones confirmed on the whole document
+REPAIR_TOKENS = (")", ":", "]", "}", ";", "(", "[", "{", ",", ".", "=")
+MAX_SINGLE_EDITS = 1600  # candidate one-token edits screened per repair (bounded parser work)
+MAX_VERIFIED = 40  # screened ones confirmed on the whole document (in single_edits' order)...
+_SMALL_CHUNK = 2000  # characters of Python compiled faster than tree-sitter checks a window (measured on dev)
+VERIFY_BUDGET_S = 0.3  # ...within this time (a long file's parses are slower); the model ranks those confirmed
+# a swapped pair's lexemes: words, the common two-character operators, else one punctuation character
+_TOKEN = re.compile(r"\w+|==|!=|<=|>=|->|=>|\*\*|//|::|&&|\|\||<<|>>|[-+*/%|&^]=|[^\w\s]")
 
 Ranker = Callable[[str, list[str], str], list[float]]  # (prefix, line variants, suffix) -> score each (higher: likelier)
 
 
-def _boundaries(text: str, start: int, end: int, line: int) -> list[int]:
-    """Lexeme boundaries of document line ``line`` inside [start, end]."""
+@dataclass(frozen=True)
+class SingleEdit:
+    """Replace ``text[start:end]`` by ``new``: one token inserted, two neighbouring tokens swapped, one bracket
+    or ``,;:.=`` written as another or taken out."""
+
+    start: int
+    end: int
+    new: str
+    kind: str  # one of _KINDS
+
+
+_KINDS = ("insert", "swap", "replace", "delete")  # without a model, an insertion is tried first
+
+
+def _line_span(text: str, line: int) -> tuple[int, int] | None:
     ls = 0
     for _ in range(line):
         ls = text.find("\n", ls) + 1
         if ls == 0:
-            return []
+            return None
     le = text.find("\n", ls)
-    le = len(text) if le < 0 else le
-    out = {x for a, b in _lexemes(text[ls:le], ls) for x in (a, b)}
+    return ls, len(text) if le < 0 else le
+
+
+def _boundaries(text: str, start: int, end: int, line: int) -> list[int]:
+    """Lexeme boundaries of document line ``line`` inside [start, end], and the places inside a run of blanks
+    between two lexemes (where ``x = y`` lost its ``=``, ``x  y`` takes it back between the two blanks)."""
+    span = _line_span(text, line)
+    if span is None:
+        return []
+    ls, le = span
+    lex = _lexemes(text[ls:le], ls)
+    out = {x for a, b in lex for x in (a, b)}
+    out.update(p for (_, b), (c, _) in zip(lex, lex[1:], strict=False) for p in range(b + 1, c))
     return sorted(p for p in out if start <= p <= end)
 
 
-def single_insertions(text: str, start: int, end: int, lang: str | None, bounds: DamageBounds,
-                      before: list[ErrorNode], points: list[tuple[int, int]]) -> list[tuple[int, str]]:
-    """(offset, token) insertions of one :data:`REPAIR_TOKENS` token on the damage's lines after which the
-    range has no syntax error and the edit is sound (:func:`sound_edits`); nearest to an error point first.
+def _swaps(text: str, start: int, end: int, line: int) -> list[SingleEdit]:
+    """Two neighbouring tokens of document line ``line`` exchanged, the blanks between them kept (typed in the
+    wrong order: ``f(x:)`` for ``f(x):``, ``g(a;)`` for ``g(a);``)."""
+    span = _line_span(text, line)
+    if span is None:
+        return []
+    ls, le = span
+    toks = [(m.start(), m.end()) for m in _TOKEN.finditer(text, ls, le)]
+    out = []
+    for (a, b), (c, d) in zip(toks, toks[1:], strict=False):
+        if a < start or d > end or text[a:b] == text[c:d] or text[b:c].strip():
+            continue
+        out.append(SingleEdit(a, d, text[c:d] + text[b:c] + text[a:b], "swap"))
+    return out
 
-    Each candidate is screened cheaply first (Python: the standard parser on the enclosing definition; other
-    languages: tree-sitter on a window around the insertion adds no error), and at most MAX_VERIFIED of the
-    survivors, nearest first, are confirmed on the whole document: bounded work on any file size.
+
+_MARKS = frozenset(REPAIR_TOKENS)  # the tokens a punctuation edit may take out or write over
+# a token is written over by one of its own kind only: a wrong closer or separator, not `=` for `(`
+_LIKE = {t: group for group in ("([{", ")]}", ",;:.=") for t in group}
+
+
+def _marks(text: str, start: int, end: int, line: int) -> list[SingleEdit]:
+    """One bracket or ``,;:.=`` of document line ``line`` taken out (written twice: ``f(x))``) or written as
+    another of its kind (``f(x]``, ``x;`` for ``x:``)."""
+    span = _line_span(text, line)
+    if span is None:
+        return []
+    out = []
+    for m in _TOKEN.finditer(text, *span):
+        a, b = m.span()
+        if start <= a and b <= end and m.group() in _MARKS:
+            out += [SingleEdit(a, b, tok, "replace") for tok in _LIKE[m.group()] if tok != m.group()]
+            out.append(SingleEdit(a, b, "", "delete"))
+    return out
+
+
+def _word(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _joins_words(text: str, e: SingleEdit) -> bool:
+    """Whether ``e`` runs two words into one that were apart (``type(x`` without its ``(`` is ``typex``): no
+    repair makes a new name."""
+    left, right = text[e.start - 1 : e.start], text[e.end : e.end + 1]
+    if not e.new:
+        return _word(left) and _word(right)
+    return (_word(left) and _word(e.new[0]) and not _word(text[e.start : e.start + 1])) or (
+        _word(e.new[-1]) and _word(right) and not _word(text[e.end - 1 : e.end]))
+
+
+def single_edits(text: str, start: int, end: int, lang: str | None, bounds: DamageBounds,
+                 before: list[ErrorNode], points: list[tuple[int, int]]) -> list[SingleEdit]:
+    """One-token edits on the damage's lines that pass a cheap screen: one :data:`REPAIR_TOKENS` token inserted,
+    two neighbouring tokens swapped, one such token written as another or taken out; the likeliest first without
+    a model (a token tree-sitter reports MISSING there, then nearest an error point, in :data:`_KINDS` order,
+    attached to the lexeme before it, the latest place: closers and ":" end what the line opened).
+
+    The screen: tree-sitter on a window around the edit finds fewer errors and no new one, and for Python the
+    standard parser accepts the enclosing definition (alone where that is short, :data:`_SMALL_CHUNK`; else
+    second, as the dearer test). Lines nearest an error point are tried first, at most
+    MAX_SINGLE_EDITS candidates: bounded work on any file size. :func:`_verified` confirms one on the document.
     """
     chunk = strict.python_chunk(text, start, end) if lang == "python" else None
+    small = chunk is not None and chunk[1] - chunk[0] <= _SMALL_CHUNK  # Python's parser alone is the cheaper screen
     missing = {(s, kind[8:]) for kind, s, t in before if kind.startswith("MISSING ") and s == t}
+    err_lines = [_line_of(text, a) for a, _ in points]
+    near_of = {line: min((abs(line - r) for r in err_lines), default=0) for line in bounds.lines}
     tried = 0
-    screened: list[tuple[int, int, int, int, str]] = []
-    for line in sorted(bounds.lines):
-        for p in _boundaries(text, start, end, line):
-            for tok in REPAIR_TOKENS:
-                if tried >= MAX_INSERTIONS:
-                    break
-                tried += 1
-                if chunk is not None:
-                    if not strict.parses(text[chunk[0] : p] + tok + text[p : chunk[1]]):
-                        continue
-                elif syntax.new_errors(text, p, p, tok, lang):
-                    continue
-                # without a model: where tree-sitter says the token is MISSING, else on the line nearest an error
-                # point, attached to the lexeme before it, the latest place (closers and ":" end what the line
-                # opened)
-                near = min((abs(line - _line_of(text, a)) for a, _ in points), default=0)
-                detached = int(p == 0 or text[p - 1].isspace())
-                screened.append((int((p, tok) not in missing), near, detached, -p, tok))
-    found: list[tuple[int, str]] = []
-    for *_, q, tok in sorted(screened)[:MAX_VERIFIED]:
-        p = -q
-        errs = error_nodes(text[:p] + tok + text[p:], lang)
-        if errors_in_range(errs, start, end + len(tok)) or _added_outside(before, errs, start, end, end + len(tok)):
-            continue
-        if not sound_edits(text, [Edit(p, p, tok)], lang):
-            found.append((p, tok))
-    return found
+    screened: list[tuple[int, int, int, int, int, SingleEdit]] = []
+    lines = sorted(bounds.lines, key=lambda r: (near_of[r], r))
+    stages: list[Callable[[int], list[SingleEdit]]] = [
+        lambda r: [SingleEdit(p, p, t, "insert") for p in _boundaries(text, start, end, r) for t in REPAIR_TOKENS],
+        lambda r: _swaps(text, start, end, r),
+        lambda r: _marks(text, start, end, r),
+    ]
+    for line, stage in ((r, f) for f in stages for r in lines):  # the bound cuts the rarer kinds on far lines
+        for e in stage(line):
+            if tried >= MAX_SINGLE_EDITS:
+                break
+            if _joins_words(text, e):
+                continue
+            tried += 1
+            if not (small or syntax.mends_errors(text, e.start, e.end, e.new, lang)):
+                continue
+            if chunk is not None and not strict.parses(text[chunk[0] : e.start] + e.new + text[e.end : chunk[1]]):
+                continue
+            detached = int(e.start == 0 or text[e.start - 1].isspace())
+            screened.append((int((e.start, e.new) not in missing), near_of[line], _KINDS.index(e.kind),
+                             detached, -e.start, e))
+    return [x[-1] for x in sorted(screened, key=lambda x: x[:5])]
 
 
-def _pick(text: str, options: list[tuple[int, str]], rank: Ranker | None) -> tuple[int, str]:
-    """The insertion the model finds likeliest (each scored as its whole line between its prefix and suffix);
-    without a model, the one nearest an error point."""
-    if rank is None or len(options) == 1:
-        return options[0]
+def _verified(text: str, start: int, end: int, lang: str | None, before: list[ErrorNode], e: SingleEdit) -> bool:
+    """The whole document after ``e``: no error left in the range, none added outside it, and sound."""
+    grow = len(e.new) - (e.end - e.start)
+    errs = error_nodes(text[: e.start] + e.new + text[e.end :], lang)
+    if errors_in_range(errs, start, end + grow) or _added_outside(before, errs, start, end, end + grow):
+        return False
+    return not sound_edits(text, [Edit(e.start, e.end, e.new)], lang)
+
+
+_DONE = {"insert": "inserted", "swap": "swapped", "replace": "replaced", "delete": "deleted"}  # a single edit's stats key
+
+
+def _ranked(text: str, options: list[SingleEdit], rank: Ranker | None) -> list[SingleEdit]:
+    """The options, likeliest first as the model scores each whole line between its prefix and suffix (one
+    scorer pass per line); without a model, in :func:`single_edits`' order."""
+    if rank is None or len(options) <= 1:
+        return options
     by_line: dict[int, list[int]] = {}
-    for i, (p, _) in enumerate(options):
-        by_line.setdefault(text.rfind("\n", 0, p) + 1, []).append(i)
+    for i, e in enumerate(options):
+        by_line.setdefault(text.rfind("\n", 0, e.start) + 1, []).append(i)
     scores = [0.0] * len(options)
     for ls, idx in by_line.items():
         le = text.find("\n", ls)
         le = len(text) if le < 0 else le
-        variants = [text[ls : options[i][0]] + options[i][1] + text[options[i][0] : le] for i in idx]
+        variants = [text[ls : options[i].start] + options[i].new + text[options[i].end : le] for i in idx]
         for i, sc in zip(idx, rank(text[:ls], variants, text[le:]), strict=True):
             scores[i] = sc
-    best = max(range(len(options)), key=lambda i: (scores[i], -i))
-    return options[best]
+    order = sorted(range(len(options)), key=lambda i: (-scores[i], i))
+    return [options[i] for i in order]
 
 
 def repair(text: str, start: int, end: int, lang: str | None, filler: Filler, *, rounds: int = 6,
@@ -574,13 +666,20 @@ def repair(text: str, start: int, end: int, lang: str | None, filler: Filler, *,
     orig = text[start:end]
     points0 = error_points(text, start, end, before)
     bounds = damage_bounds(text, points0)
-    options = single_insertions(text, start, end, lang, bounds, before, points0)
-    stats0: dict[str, Any] = {"single_insertions": len(options), "errors_before": len(before)}
-    if options:  # the smallest repair there is: one token the parser and the model agree on
-        p, tok = _pick(text, options, getattr(filler, "rank", None))
-        cur = orig[: p - start] + tok + orig[p - start :]
+    options = single_edits(text, start, end, lang, bounds, before, points0)
+    stats0: dict[str, Any] = {"single_edits": len(options), "errors_before": len(before)}
+    found: list[SingleEdit] = []
+    t0 = time.perf_counter()
+    for e in options[:MAX_VERIFIED]:
+        if time.perf_counter() - t0 > VERIFY_BUDGET_S:
+            break
+        if _verified(text, start, end, lang, before, e):
+            found.append(e)
+    if found:  # the smallest repair there is: one token the parser and the model agree on
+        e = _ranked(text, found, getattr(filler, "rank", None))[0]
+        cur = orig[: e.start - start] + e.new + orig[e.end - start :]
         return Outcome(confine(text, start, end, cur), cur, "", {**stats0, "rounds": 0, "errors_after": 0,
-                                                                  "inserted": tok})
+                                                                  _DONE[e.kind]: e.new})
     cur, cur_errors = orig, before
     tried = refused = 0
     for r in range(max(0, rounds)):

@@ -90,7 +90,7 @@ def test_repair_restores_parsing_with_a_scripted_filler():
     assert syntax.error_count(syntax.parse(fixed, "python")) == 0
     assert edit.edits_inside(out.edits, start, end)
     assert all(j.clamp_rest for j in calls) and len(calls) >= 2  # the first round (1 slot) could not do it
-    assert out.stats["errors_after"] == 0 < out.stats["errors_before"] and out.stats["single_insertions"] == 0
+    assert out.stats["errors_after"] == 0 < out.stats["errors_before"] and out.stats["single_edits"] == 0
 
 
 def test_repair_tries_one_missing_token_first_and_the_model_ranks_the_places():
@@ -98,7 +98,7 @@ def test_repair_tries_one_missing_token_first_and_the_model_ranks_the_places():
     tried; with several places, the filler's ranker chooses, else the latest place on the nearest line."""
     calls: list[edit.SpanJob] = []
     out = edit.repair(BROKEN, 0, len(BROKEN), "python", closing_filler(calls), rounds=6)
-    assert out.ok and calls == [] and out.stats["single_insertions"] >= 2
+    assert out.ok and calls == [] and out.stats["single_edits"] >= 2
     assert edit.apply_edits(BROKEN, out.edits) == BROKEN.replace("x + 1\n", "x + 1)\n")
     seen: list[tuple[str, list[str], str]] = []
 
@@ -122,12 +122,62 @@ def test_repair_tries_one_missing_token_first_and_the_model_ranks_the_places():
     assert out.stats["rounds"] == 0 and edit.apply_edits(js, out.edits) == js.replace("(b > 2 {", "(b > 2) {")
 
 
+def test_repair_swaps_two_tokens_typed_in_the_wrong_order_and_takes_back_a_lost_operator():
+    """Two neighbouring tokens exchanged is one edit too (``f(x:)``, ``g(a;)``), and a lost ``=``, ``,`` or
+    ``(`` goes back where it was, between the blanks it left; with rivals, the model's ranking chooses."""
+    py = "def g(x):\n    if f(x:)\n        return 1\n    return 0\n"
+    out = edit.repair(py, 0, len(py), "python", closing_filler([]))
+    assert out.ok and out.stats["rounds"] == 0 and out.stats["swapped"] == "):"
+    assert edit.apply_edits(py, out.edits) == py.replace("f(x:)", "f(x):")
+    js = "function f(a) {\n  const b = g(a;)\n  return b;\n}\n"
+    assert syntax.mends_errors(js, js.index(";)"), js.index(";)") + 2, ");", "javascript")
+    assert not syntax.mends_errors(js, js.index("b;"), js.index("b;"), "(", "javascript")
+    out = edit.repair(js, 0, len(js), "javascript", closing_filler([]))
+    assert out.ok and out.stats["rounds"] == 0 and edit.apply_edits(js, out.edits) == js.replace("g(a;)", "g(a);")
+    lost = "def h(self, sleep):\n    self.sleep  sleep\n    return self\n"
+    seen: list[list[str]] = []
+
+    class Ranked:
+        def __call__(self, job: edit.SpanJob) -> str:
+            raise AssertionError("no denoising needed")
+
+        def rank(self, prefix: str, options: list[str], suffix: str) -> list[float]:
+            seen.append(options)
+            return [1.0 if o == "    self.sleep = sleep" else 0.0 for o in options]
+
+    out = edit.repair(lost, 0, len(lost), "python", Ranked())
+    assert {"    self.sleep = sleep", "    self.sleep,  sleep", "    self.sleep:  sleep"} <= set(seen[0])
+    assert out.ok and out.stats["inserted"] == "=" and edit.apply_edits(lost, out.edits) == lost.replace("sleep  sleep", "sleep = sleep")
+
+
+def test_repair_rewrites_a_wrong_closer_and_takes_out_a_token_written_twice():
+    """A bracket written as another (``g(a, b]``) is one edit; so is one written twice (``g(x))``), where taking
+    it out competes with opening another and the model decides."""
+    js = "function f(a, b) {\n  return g(a, b];\n}\n"
+    out = edit.repair(js, 0, len(js), "javascript", closing_filler([]))
+    assert out.ok and out.stats["replaced"] == ")" and edit.apply_edits(js, out.edits) == js.replace("b];", "b);")
+    py = "def f(x):\n    y = g(x))\n    return y\n"
+    seen: list[list[str]] = []
+
+    class Ranked:
+        def __call__(self, job: edit.SpanJob) -> str:
+            raise AssertionError("no denoising needed")
+
+        def rank(self, prefix: str, options: list[str], suffix: str) -> list[float]:
+            seen.append(options)
+            return [1.0 if o == "    y = g(x)" else 0.0 for o in options]
+
+    out = edit.repair(py, 0, len(py), "python", Ranked())
+    assert {"    y = g(x)", "    y = (g(x))"} <= set(seen[0])
+    assert out.ok and out.stats["deleted"] == "" and edit.apply_edits(py, out.edits) == py.replace("x))", "x)")
+
+
 def test_repair_inserts_what_the_parser_reports_missing():
     """When the model's rounds leave errors one token cannot fix, MISSING tokens tree-sitter names (here two
     ")") are inserted."""
     text = "function f(a) {\n  if (b > 2 {\n    return b;\n  }\n  while (a {\n    a--;\n  }\n}\n"
     out = edit.repair(text, 0, len(text), "javascript", lambda j: j.middle, rounds=2)
-    assert out.ok and out.stats["inserted_missing"] == 2 and out.stats["single_insertions"] == 0
+    assert out.ok and out.stats["inserted_missing"] == 2 and "inserted" not in out.stats and out.stats["rounds"] == 2
     assert edit.apply_edits(text, out.edits) == text.replace("(b > 2 {", "(b > 2) {").replace("(a {", "(a) {")
     a, b = text.index(" {\n    return"), text.index(" {\n    a--")
     assert out.edits == [edit.Edit(a, a, ")"), edit.Edit(b, b, ")")]  # one edit per changed line

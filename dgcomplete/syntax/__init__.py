@@ -12,6 +12,7 @@ from .check import (
     finishes_line,
     is_valid,
     mends_below,
+    mends_errors,
     new_errors,
 )
 from .document import SyntaxDocument, TextIndex, parse
@@ -36,6 +37,7 @@ __all__ = [
     "language_for",
     "mends_below",
     "text_language",
+    "mends_errors",
     "new_errors",
     "parse",
     "plan_span",

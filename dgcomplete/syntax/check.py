@@ -430,6 +430,17 @@ def new_errors(
     return len(_check(_base(text, lang, base_tree), start, end, candidate).added)
 
 
+def mends_errors(text: str, start: int, end: int, candidate: str, lang: str | None) -> bool:
+    """Whether replacing text[start:end] with ``candidate`` leaves fewer ERROR/MISSING nodes where it is checked
+    (the window around it) and adds none: Repair's cheap screen of a one-token edit, before the whole document
+    confirms it."""
+    if not is_supported(lang):
+        return False
+    assert lang is not None
+    check = _check(_base(text, lang, None), start, end, candidate)
+    return not check.added and len(_error_nodes(check.splice.tree.root_node)) < len(check.splice.window.errors)
+
+
 _NEAR_LINES = 30  # finishes_line: how far above the line an error the grammar also finds without it makes it unsure
 # where a JavaScript regular expression may start (`.replace(/[<[].+/`): its brackets need not pair up (nor in a
 # template or Go raw string, `regexp.MustCompile(`^"?([^"]*)"?`)`, which the bracket count does not read as one)
