@@ -475,11 +475,12 @@ def line_edits(text: str, start: int, end: int, new: str) -> list[Edit]:
     return out
 
 
-# tokens a single-insertion repair tries (what a typo most often drops), at each lexeme boundary of the damage
+# tokens a one-token repair inserts (what a typo most often drops) at each lexeme boundary of the damage, and
+# (brackets and ,;:.=) writes over or takes out
 REPAIR_TOKENS = (")", ":", "]", "}", ";", "(", "[", "{", ",", ".", "=")
 MAX_SINGLE_EDITS = 1600  # candidate one-token edits screened per repair (bounded parser work)
-MAX_VERIFIED = 40  # screened ones confirmed on the whole document (in single_edits' order)...
 _SMALL_CHUNK = 2000  # characters of Python compiled faster than tree-sitter checks a window (measured on dev)
+MAX_VERIFIED = 40  # screened ones confirmed on the whole document (in single_edits' order)...
 VERIFY_BUDGET_S = 0.3  # ...within this time (a long file's parses are slower); the model ranks those confirmed
 # a swapped pair's lexemes: words, the common two-character operators, else one punctuation character
 _TOKEN = re.compile(r"\w+|==|!=|<=|>=|->|=>|\*\*|//|::|&&|\|\||<<|>>|[-+*/%|&^]=|[^\w\s]")
