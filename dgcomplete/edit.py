@@ -478,7 +478,8 @@ def line_edits(text: str, start: int, end: int, new: str) -> list[Edit]:
 # tokens a one-token repair inserts (what a typo most often drops) at each lexeme boundary of the damage, and
 # (brackets and ,;:.=) writes over or takes out
 REPAIR_TOKENS = (")", ":", "]", "}", ";", "(", "[", "{", ",", ".", "=")
-MAX_SINGLE_EDITS = 1600  # candidate one-token edits screened per repair (bounded parser work)
+MAX_SINGLE_EDITS = 1600  # candidate one-token edits screened per repair (bounded parser work)...
+SCREEN_BUDGET_S = 1.0  # ...and time (a stray quote makes every window parse reach the file's end)
 _SMALL_CHUNK = 2000  # characters of Python compiled faster than tree-sitter checks a window (measured on dev)
 MAX_VERIFIED = 40  # screened ones confirmed on the whole document (in single_edits' order)...
 VERIFY_BUDGET_S = 0.3  # ...within this time (a long file's parses are slower); the model ranks those confirmed
@@ -584,8 +585,9 @@ def single_edits(text: str, start: int, end: int, lang: str | None, bounds: Dama
 
     The screen: tree-sitter on a window around the edit finds fewer errors and no new one, and for Python the
     standard parser accepts the enclosing definition (alone where that is short, :data:`_SMALL_CHUNK`; else
-    second, as the dearer test). Lines nearest an error point are tried first, at most
-    MAX_SINGLE_EDITS candidates: bounded work on any file size. :func:`_verified` confirms one on the document.
+    second, as the dearer test). Lines nearest an error point are tried first, at most MAX_SINGLE_EDITS
+    candidates within SCREEN_BUDGET_S: bounded work on any file size. :func:`_verified` confirms one on the
+    document.
     """
     chunk = strict.python_chunk(text, start, end) if lang == "python" else None
     small = chunk is not None and chunk[1] - chunk[0] <= _SMALL_CHUNK  # Python's parser alone is the cheaper screen
@@ -600,9 +602,10 @@ def single_edits(text: str, start: int, end: int, lang: str | None, bounds: Dama
         lambda r: _swaps(text, start, end, r),
         lambda r: _marks(text, start, end, r),
     ]
-    for line, stage in ((r, f) for f in stages for r in lines):  # the bound cuts the rarer kinds on far lines
+    t0 = time.perf_counter()
+    for line, stage in ((r, f) for f in stages for r in lines):  # the bounds cut the rarer kinds on far lines
         for e in stage(line):
-            if tried >= MAX_SINGLE_EDITS:
+            if tried >= MAX_SINGLE_EDITS or time.perf_counter() - t0 > SCREEN_BUDGET_S:
                 break
             if _joins_words(text, e):
                 continue

@@ -80,6 +80,22 @@ def closing_filler(calls: list[edit.SpanJob]):
     return fill
 
 
+class RankedFiller:
+    """A scripted 'model' for one-token repairs: never asked to denoise; ranks ``best`` (a whole line) first and
+    records what it was asked, (prefix, line variants, suffix) per call."""
+
+    def __init__(self, best: str) -> None:
+        self.best = best
+        self.seen: list[tuple[str, list[str], str]] = []
+
+    def __call__(self, job: edit.SpanJob) -> str:
+        raise AssertionError("no denoising needed")
+
+    def rank(self, prefix: str, options: list[str], suffix: str) -> list[float]:
+        self.seen.append((prefix, options, suffix))
+        return [1.0 if o == self.best else 0.0 for o in options]
+
+
 def test_repair_restores_parsing_with_a_scripted_filler():
     calls: list[edit.SpanJob] = []
     start, end = 0, BROKEN2.index("\n\n\ndef g")
@@ -100,17 +116,9 @@ def test_repair_tries_one_missing_token_first_and_the_model_ranks_the_places():
     out = edit.repair(BROKEN, 0, len(BROKEN), "python", closing_filler(calls), rounds=6)
     assert out.ok and calls == [] and out.stats["single_edits"] >= 2
     assert edit.apply_edits(BROKEN, out.edits) == BROKEN.replace("x + 1\n", "x + 1)\n")
-    seen: list[tuple[str, list[str], str]] = []
-
-    class Ranked:
-        def __call__(self, job: edit.SpanJob) -> str:
-            raise AssertionError("no denoising needed")
-
-        def rank(self, prefix: str, options: list[str], suffix: str) -> list[float]:
-            seen.append((prefix, options, suffix))
-            return [1.0 if o == "    y = (x )+ 1" else 0.0 for o in options]
-
-    out = edit.repair(BROKEN, 0, len(BROKEN), "python", Ranked())
+    ranked = RankedFiller("    y = (x )+ 1")
+    out = edit.repair(BROKEN, 0, len(BROKEN), "python", ranked)
+    seen = ranked.seen
     assert seen and seen[0][0] == "def f(x):\n" and seen[0][2].startswith("\n    return y")
     assert "    y = (x + 1)" in seen[0][1] and edit.apply_edits(BROKEN, out.edits).startswith("def f(x):\n    y = (x )+ 1\n")
     # deleting a ":" (Python's parser refuses what tree-sitter may let pass): found and put back
@@ -135,18 +143,9 @@ def test_repair_swaps_two_tokens_typed_in_the_wrong_order_and_takes_back_a_lost_
     out = edit.repair(js, 0, len(js), "javascript", closing_filler([]))
     assert out.ok and out.stats["rounds"] == 0 and edit.apply_edits(js, out.edits) == js.replace("g(a;)", "g(a);")
     lost = "def h(self, sleep):\n    self.sleep  sleep\n    return self\n"
-    seen: list[list[str]] = []
-
-    class Ranked:
-        def __call__(self, job: edit.SpanJob) -> str:
-            raise AssertionError("no denoising needed")
-
-        def rank(self, prefix: str, options: list[str], suffix: str) -> list[float]:
-            seen.append(options)
-            return [1.0 if o == "    self.sleep = sleep" else 0.0 for o in options]
-
-    out = edit.repair(lost, 0, len(lost), "python", Ranked())
-    assert {"    self.sleep = sleep", "    self.sleep,  sleep", "    self.sleep:  sleep"} <= set(seen[0])
+    ranked = RankedFiller("    self.sleep = sleep")
+    out = edit.repair(lost, 0, len(lost), "python", ranked)
+    assert {"    self.sleep = sleep", "    self.sleep,  sleep", "    self.sleep:  sleep"} <= set(ranked.seen[0][1])
     assert out.ok and out.stats["inserted"] == "=" and edit.apply_edits(lost, out.edits) == lost.replace("sleep  sleep", "sleep = sleep")
 
 
@@ -157,18 +156,9 @@ def test_repair_rewrites_a_wrong_closer_and_takes_out_a_token_written_twice():
     out = edit.repair(js, 0, len(js), "javascript", closing_filler([]))
     assert out.ok and out.stats["replaced"] == ")" and edit.apply_edits(js, out.edits) == js.replace("b];", "b);")
     py = "def f(x):\n    y = g(x))\n    return y\n"
-    seen: list[list[str]] = []
-
-    class Ranked:
-        def __call__(self, job: edit.SpanJob) -> str:
-            raise AssertionError("no denoising needed")
-
-        def rank(self, prefix: str, options: list[str], suffix: str) -> list[float]:
-            seen.append(options)
-            return [1.0 if o == "    y = g(x)" else 0.0 for o in options]
-
-    out = edit.repair(py, 0, len(py), "python", Ranked())
-    assert {"    y = g(x)", "    y = (g(x))"} <= set(seen[0])
+    ranked = RankedFiller("    y = g(x)")
+    out = edit.repair(py, 0, len(py), "python", ranked)
+    assert {"    y = g(x)", "    y = (g(x))"} <= set(ranked.seen[0][1])
     assert out.ok and out.stats["deleted"] == "" and edit.apply_edits(py, out.edits) == py.replace("x))", "x)")
 
 
