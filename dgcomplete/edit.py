@@ -484,7 +484,7 @@ _SMALL_CHUNK = 2000  # characters of Python compiled faster than tree-sitter che
 MAX_VERIFIED = 40  # screened ones confirmed on the whole document (in single_edits' order)...
 VERIFY_BUDGET_S = 0.3  # ...within this time (a long file's parses are slower); the model ranks those confirmed
 # no round starts after this long in the rounds: a range full of errors (code tree-sitter cannot read) spent 18 s in
-# six rounds denoising every error point, to no repair; the slowest repair on the dev splits needed 2.5 s
+# six rounds denoising every error point, to no repair; the slowest repair of the dev splits took 2.0 s
 ROUNDS_BUDGET_S = 6.0
 # a swapped pair's lexemes: words, the common two-character operators, else one punctuation character
 _TOKEN = re.compile(r"\w+|==|!=|<=|>=|->|=>|\*\*|//|::|&&|\|\||<<|>>|[-+*/%|&^]=|[^\w\s]")
