@@ -75,7 +75,13 @@ def functions(path: Path, root: Path, min_lines: int = 4, max_lines: int = 25) -
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return []
-    tree = syntax.parse(text, "python")
+    return functions_in(text, "python", str(path.relative_to(root)), min_lines, max_lines)
+
+
+def functions_in(text: str, lang: str, label: str, min_lines: int = 4, max_lines: int = 25) -> list[tuple[str, str]]:
+    """(``label:line``, dedented source) of the definitions in ``text`` (:data:`FUNCTION_NODES`) of ``min_lines``
+    to ``max_lines`` lines and at most 1,500 characters that parse on their own."""
+    tree = syntax.parse(text, lang)
     if tree is None:
         return []
     data = text.encode("utf-8")
@@ -83,17 +89,13 @@ def functions(path: Path, root: Path, min_lines: int = 4, max_lines: int = 25) -
     stack = [tree.root_node]
     while stack:
         node = stack.pop()
-        if node.type == "function_definition":
-            lines = node.end_point[0] - node.start_point[0] + 1
-            if min_lines <= lines <= max_lines:
-                line_start = data.rfind(b"\n", 0, node.start_byte) + 1
-                src = data[line_start : node.end_byte].decode("utf-8", errors="replace")
-                src = textwrap.dedent(src) + "\n"
-                if len(src) <= 1500 and syntax.error_count(syntax.parse(src, "python")) == 0:
-                    out.append((f"{path.relative_to(root)}:{node.start_point[0] + 1}", src))
+        if node.type in FUNCTION_NODES[lang] and min_lines <= node.end_point[0] - node.start_point[0] + 1 <= max_lines:
+            line_start = data.rfind(b"\n", 0, node.start_byte) + 1
+            src = textwrap.dedent(data[line_start : node.end_byte].decode("utf-8", errors="replace")) + "\n"
+            if len(src) <= 1500 and syntax.error_count(syntax.parse(src, lang)) == 0:
+                out.append((f"{label}:{node.start_point[0] + 1}", src))
         stack.extend(reversed(node.children))
     return out
-
 
 def tokens(src: str) -> list[tuple[int, int, str]]:
     """(start, end, text) character spans of the code tokens (no strings, comments or layout)."""
@@ -172,21 +174,9 @@ def _dev_functions(rng: random.Random, lang: str) -> list[list[tuple[str, str]]]
     files = {**heldout.load("dev")["files"], **heldout.load("dev_langs")["files"]}
     out = []
     for fid in sorted(files):
-        f = files[fid]
-        if f["lang"] != lang:
+        if files[fid]["lang"] != lang:
             continue
-        tree = syntax.parse(f["text"], lang)
-        data = f["text"].encode("utf-8")
-        found = []
-        stack = [tree.root_node] if tree is not None else []
-        while stack:
-            node = stack.pop()
-            if node.type in FUNCTION_NODES[lang] and 4 <= node.end_point[0] - node.start_point[0] + 1 <= 25:
-                line_start = data.rfind(b"\n", 0, node.start_byte) + 1
-                src = textwrap.dedent(data[line_start : node.end_byte].decode("utf-8", errors="replace")) + "\n"
-                if len(src) <= 1500 and syntax.error_count(syntax.parse(src, lang)) == 0:
-                    found.append((f"{fid}:{node.start_point[0] + 1}", src))
-            stack.extend(reversed(node.children))
+        found = functions_in(files[fid]["text"], lang, fid)
         rng.shuffle(found)
         out.append(found)
     rng.shuffle(out)

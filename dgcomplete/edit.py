@@ -27,7 +27,7 @@ from __future__ import annotations
 import difflib
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -506,36 +506,35 @@ class SingleEdit:
 _KINDS = ("insert", "swap", "replace", "delete")  # without a model, an insertion is tried first
 
 
-def _line_span(text: str, line: int) -> tuple[int, int] | None:
-    ls = 0
-    for _ in range(line):
-        ls = text.find("\n", ls) + 1
-        if ls == 0:
-            return None
-    le = text.find("\n", ls)
-    return ls, len(text) if le < 0 else le
+def _line_spans(text: str, lines: Iterable[int]) -> dict[int, tuple[int, int]]:
+    """(start, end) offsets of the document lines asked for that exist (the damage's bounds reach one line past
+    each end of the text), found in one pass."""
+    out: dict[int, tuple[int, int]] = {}
+    ls = row = 0
+    for r in sorted(r for r in lines if r >= 0):
+        while row < r:
+            ls = text.find("\n", ls) + 1
+            if ls == 0:
+                return out
+            row += 1
+        le = text.find("\n", ls)
+        out[r] = (ls, len(text) if le < 0 else le)
+    return out
 
 
-def _boundaries(text: str, start: int, end: int, line: int) -> list[int]:
-    """Lexeme boundaries of document line ``line`` inside [start, end], and the places inside a run of blanks
-    between two lexemes (where ``x = y`` lost its ``=``, ``x  y`` takes it back between the two blanks)."""
-    span = _line_span(text, line)
-    if span is None:
-        return []
-    ls, le = span
+def _insertions(text: str, start: int, end: int, ls: int, le: int) -> list[SingleEdit]:
+    """One :data:`REPAIR_TOKENS` token inserted on the line [ls, le) inside [start, end]: at a lexeme boundary, or
+    inside a run of blanks between two lexemes (where ``x = y`` lost its ``=``, ``x  y`` takes it back between the
+    two blanks)."""
     lex = _lexemes(text[ls:le], ls)
-    out = {x for a, b in lex for x in (a, b)}
-    out.update(p for (_, b), (c, _) in zip(lex, lex[1:], strict=False) for p in range(b + 1, c))
-    return sorted(p for p in out if start <= p <= end)
+    at = {x for a, b in lex for x in (a, b)}
+    at.update(p for (_, b), (c, _) in zip(lex, lex[1:], strict=False) for p in range(b + 1, c))
+    return [SingleEdit(p, p, t, "insert") for p in sorted(p for p in at if start <= p <= end) for t in REPAIR_TOKENS]
 
 
-def _swaps(text: str, start: int, end: int, line: int) -> list[SingleEdit]:
-    """Two neighbouring tokens of document line ``line`` exchanged, the blanks between them kept (typed in the
-    wrong order: ``f(x:)`` for ``f(x):``, ``g(a;)`` for ``g(a);``)."""
-    span = _line_span(text, line)
-    if span is None:
-        return []
-    ls, le = span
+def _swaps(text: str, start: int, end: int, ls: int, le: int) -> list[SingleEdit]:
+    """Two neighbouring tokens of the line [ls, le) exchanged, the blanks between them kept (typed in the wrong
+    order: ``f(x:)`` for ``f(x):``, ``g(a;)`` for ``g(a);``)."""
     toks = [(m.start(), m.end()) for m in _TOKEN.finditer(text, ls, le)]
     out = []
     for (a, b), (c, d) in zip(toks, toks[1:], strict=False):
@@ -545,21 +544,18 @@ def _swaps(text: str, start: int, end: int, line: int) -> list[SingleEdit]:
     return out
 
 
-_MARKS = frozenset(REPAIR_TOKENS)  # the tokens a punctuation edit may take out or write over
-# a token is written over by one of its own kind only: a wrong closer or separator, not `=` for `(`
+# the tokens a punctuation edit takes out or writes over (all of REPAIR_TOKENS), each only with one of its own kind:
+# a wrong closer or separator, not `=` for `(`
 _LIKE = {t: group for group in ("([{", ")]}", ",;:.=") for t in group}
 
 
-def _marks(text: str, start: int, end: int, line: int) -> list[SingleEdit]:
-    """One bracket or ``,;:.=`` of document line ``line`` taken out (written twice: ``f(x))``) or written as
-    another of its kind (``f(x]``, ``x;`` for ``x:``)."""
-    span = _line_span(text, line)
-    if span is None:
-        return []
+def _marks(text: str, start: int, end: int, ls: int, le: int) -> list[SingleEdit]:
+    """One bracket or ``,;:.=`` of the line [ls, le) taken out (written twice: ``f(x))``) or written as another of
+    its kind (``f(x]``, ``x;`` for ``x:``)."""
     out = []
-    for m in _TOKEN.finditer(text, *span):
+    for m in _TOKEN.finditer(text, ls, le):
         a, b = m.span()
-        if start <= a and b <= end and m.group() in _MARKS:
+        if start <= a and b <= end and m.group() in _LIKE:
             out += [SingleEdit(a, b, tok, "replace") for tok in _LIKE[m.group()] if tok != m.group()]
             out.append(SingleEdit(a, b, "", "delete"))
     return out
@@ -596,31 +592,28 @@ def single_edits(text: str, start: int, end: int, lang: str | None, bounds: Dama
     small = chunk is not None and chunk[1] - chunk[0] <= _SMALL_CHUNK  # Python's parser alone is the cheaper screen
     missing = {(s, kind[8:]) for kind, s, t in before if kind.startswith("MISSING ") and s == t}
     err_lines = [_line_of(text, a) for a, _ in points]
-    near_of = {line: min((abs(line - r) for r in err_lines), default=0) for line in bounds.lines}
+    spans = _line_spans(text, bounds.lines)
+    near_of = {line: min((abs(line - r) for r in err_lines), default=0) for line in spans}
+    lines = sorted(spans, key=lambda r: (near_of[r], r))
+    # kind by kind, each over the lines nearest first: the bounds cut the rarer kinds on far lines
+    candidates = ((r, e) for make in (_insertions, _swaps, _marks) for r in lines for e in make(text, start, end, *spans[r]))
     tried = 0
-    screened: list[tuple[int, int, int, int, int, SingleEdit]] = []
-    lines = sorted(bounds.lines, key=lambda r: (near_of[r], r))
-    stages: list[Callable[[int], list[SingleEdit]]] = [
-        lambda r: [SingleEdit(p, p, t, "insert") for p in _boundaries(text, start, end, r) for t in REPAIR_TOKENS],
-        lambda r: _swaps(text, start, end, r),
-        lambda r: _marks(text, start, end, r),
-    ]
+    screened: list[tuple[tuple[int, int, int, int, int], SingleEdit]] = []
     t0 = time.perf_counter()
-    for line, stage in ((r, f) for f in stages for r in lines):  # the bounds cut the rarer kinds on far lines
-        for e in stage(line):
-            if tried >= MAX_SINGLE_EDITS or time.perf_counter() - t0 > SCREEN_BUDGET_S:
-                break
-            if _joins_words(text, e):
-                continue
-            tried += 1
-            if not (small or syntax.mends_errors(text, e.start, e.end, e.new, lang)):
-                continue
-            if chunk is not None and not strict.parses(text[chunk[0] : e.start] + e.new + text[e.end : chunk[1]]):
-                continue
-            detached = int(e.start == 0 or text[e.start - 1].isspace())
-            screened.append((int((e.start, e.new) not in missing), near_of[line], _KINDS.index(e.kind),
-                             detached, -e.start, e))
-    return [x[-1] for x in sorted(screened, key=lambda x: x[:5])]
+    for line, e in candidates:
+        if tried >= MAX_SINGLE_EDITS or time.perf_counter() - t0 > SCREEN_BUDGET_S:
+            break
+        if _joins_words(text, e):
+            continue
+        tried += 1
+        if not (small or syntax.mends_errors(text, e.start, e.end, e.new, lang)):
+            continue
+        if chunk is not None and not strict.parses(text[chunk[0] : e.start] + e.new + text[e.end : chunk[1]]):
+            continue
+        detached = int(e.start == 0 or text[e.start - 1].isspace())
+        screened.append(((int((e.start, e.new) not in missing), near_of[line], _KINDS.index(e.kind), detached,
+                          -e.start), e))
+    return [e for _, e in sorted(screened, key=lambda x: x[0])]
 
 
 def _verified(text: str, start: int, end: int, lang: str | None, before: list[ErrorNode], e: SingleEdit) -> bool:

@@ -12,12 +12,16 @@ import re
 import threading
 import time
 from collections import Counter, OrderedDict
+from collections.abc import Callable
+from typing import TypeVar
 
 import tree_sitter
 
 from ..types import SpanKind, SpanPlan
 from .document import TextIndex, advance_point
 from .languages import comment_openers, get_parser, is_comment_line, is_supported
+
+_T = TypeVar("_T")
 
 # --- error counting ---------------------------------------------------------------------------
 
@@ -279,7 +283,7 @@ class _Check:
     while one that fixes that error but breaks something else is still caught.
     """
 
-    __slots__ = ("splice", "added")
+    __slots__ = ("splice", "added", "errors")
 
     def __init__(self, base: _Base, start: int, end: int, candidate: str, whole: bool = False) -> None:
         splice = _Splice(base, start, end, candidate, whole)
@@ -289,7 +293,8 @@ class _Check:
             mapped = pos if pos < sb else (pos + delta if pos >= old_end else sb)
             expected[(kind, mapped)] = expected.get((kind, mapped), 0) + 1
         added: list[tree_sitter.Node] = []
-        for node in _error_nodes(splice.tree.root_node):
+        nodes = _error_nodes(splice.tree.root_node)
+        for node in nodes:
             key = (_error_key(node), node.start_byte)
             if expected.get(key, 0) > 0:
                 expected[key] -= 1
@@ -297,6 +302,7 @@ class _Check:
                 added.append(node)
         self.splice = splice
         self.added = added
+        self.errors = len(nodes)  # all the spliced window has, old and added
 
 
 _OPEN_CLOSE = {"{": "}", "(": ")", "[": "]"}
@@ -359,10 +365,17 @@ def _check(base: _Base, start: int, end: int, candidate: str) -> _Check:
     right lines refused (bench/results/check_windows.json)."""
     check = _check_in(base, start, end, candidate, False)
     if check.added and _may_confirm(base, check.splice.window):
-        t0 = time.perf_counter()
-        check = _check_in(base, start, end, candidate, True)
-        base.confirm_s += time.perf_counter() - t0
+        check = _confirmed(base, lambda: _check_in(base, start, end, candidate, True))
     return check
+
+
+def _confirmed(base: _Base, ask: Callable[[], _T]) -> _T:
+    """``ask()``, a check on the whole document, its time charged to the version's ``_CONFIRM_BUDGET_S``."""
+    t0 = time.perf_counter()
+    try:
+        return ask()
+    finally:
+        base.confirm_s += time.perf_counter() - t0
 
 
 def _may_confirm(base: _Base, window: _Window) -> bool:
@@ -438,7 +451,7 @@ def mends_errors(text: str, start: int, end: int, candidate: str, lang: str | No
         return False
     assert lang is not None
     check = _check(_base(text, lang, None), start, end, candidate)
-    return not check.added and len(_error_nodes(check.splice.tree.root_node)) < len(check.splice.window.errors)
+    return not check.added and check.errors < len(check.splice.window.errors)
 
 
 _NEAR_LINES = 30  # finishes_line: how far above the line an error the grammar also finds without it makes it unsure
@@ -702,10 +715,8 @@ def mends_below(
         return True
     if not _may_confirm(base, win):
         return False
-    t0 = time.perf_counter()  # a window cut where the code is broken may end inside a block (its `}` outside)
-    mends = _mends_in(base, base.whole(), s_b, o_b, whole)
-    base.confirm_s += time.perf_counter() - t0
-    return mends
+    # a window cut where the code is broken may end inside a block (its `}` outside)
+    return _confirmed(base, lambda: _mends_in(base, base.whole(), s_b, o_b, whole))
 
 
 def _mends_in(base: _Base, win: _Window, s_b: int, o_b: int, whole: str) -> bool:
@@ -716,7 +727,7 @@ def _mends_in(base: _Base, win: _Window, s_b: int, o_b: int, whole: str) -> bool
     before, elsewhere = _errors_below(blank.tree, blank.index.data, a)
     if not before or elsewhere:
         return True
-    at = len(win.data[:a].decode("utf-8", "replace"))
+    at = blank.index.char_offset(a)  # the blank window's text is the window's up to the line
     splice = _Splice(blank, at, at, whole, True)
     after, _ = _errors_below(splice.tree, splice.data, splice.end_b)
     n = len(splice.cand_b)
