@@ -1,12 +1,15 @@
 """Diffusion edits of a range: rewrite, repair syntax, fill holes (engine level: no LSP types).
 
-The algorithms are written against a :data:`Filler` (one :class:`SpanJob` in, the span's new text out), so
+Rewrite and repair are written against a :data:`Filler` (one :class:`SpanJob` in, the span's new text out), so
 they can be tested with a scripted filler; :class:`ModelFiller` is the real one: a canvas *builder* on the
 local backend's decoding core (``LocalInfiller.denoise_canvas``, which encodes the prefix through the
 per-document cache and denoises), run on the engine's model thread:
 
     encoder input : [<bos>] prefix tokens                              (cached per document, by the core)
     canvas        : span tokens (noised | warm | clamped) + inserted slots + <fill> slack | suffix head (clamped)
+
+Fill holes is written against a :data:`Propose` instead: a hole is a completion where it stands, and the engine
+proposes what its completion pipeline would list there (``Engine._hole_proposer``).
 
 Safety is decided here, once, for every command (:func:`judge`, :func:`confine`, :func:`sound_edits`):
   * edits lie inside the requested range (sub-ranges of it, sorted, disjoint);
@@ -78,7 +81,6 @@ class SpanJob:
     extra: int = 0
     clamp_rest: bool = False
     max_new: int = 32
-    single_line: bool = False
     seed: int = 0
 
 
@@ -216,6 +218,11 @@ def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset)
 
 
+# an edit is a command, not a keystroke: Python's compiler reads a definition this long around it (a class of
+# 400+ lines is common; tree-sitter alone let a Fill holes body `if x:` without its block through in one)
+EDIT_CHUNK_LINES = 5_000
+
+
 def sound_edits(text: str, edits: list[Edit], lang: str | None) -> str:
     """Empty when the text parses where the edits put it; otherwise why not, in one line.
 
@@ -240,7 +247,7 @@ def sound_edits(text: str, edits: list[Edit], lang: str | None) -> str:
             return f"the result does not parse (line {_line_of(new, max(ls, hit[0][1])) + 1})"
     if lang == "python":
         lo, hi = edits[0].start, max(e.end for e in edits)
-        if not strict.python_range_sound(text, lo, hi, new[lo : hi + shift]):
+        if not strict.python_range_sound(text, lo, hi, new[lo : hi + shift], EDIT_CHUNK_LINES):
             return "the result does not parse (Python's parser refuses it)"
     return ""
 
@@ -751,49 +758,67 @@ def _insert_missing(cur: str, start: int, errors: list[ErrorNode]) -> tuple[str,
 
 
 # ---- fill holes --------------------------------------------------------------------------------------------
-def fill_holes(text: str, start: int, end: int, lang: str | None, filler: Filler, *, max_tokens: int = 48,
-               seed: int = 0, tries: int = 2, on_hole: Callable[[int, int], None] | None = None) -> Outcome:
+# the completion core's answers for a hole: (document, its offset with the hole taken out, the hole, its index)
+# -> the lines it would show there, best first; the engine's runs the completion pipeline (drafts, samples, the
+# scorer, the checks), tests script it
+Propose = Callable[[str, int, "Hole", int], list[str]]
+
+
+def fill_holes(text: str, start: int, end: int, lang: str | None, propose: Propose, *,
+               on_hole: Callable[[int, int], None] | None = None) -> Outcome:
     """Complete each placeholder in the range, one after another, with the others (filled or not) as context.
 
-    Each hole is its own span and its own edit; a fill that is empty or adds syntax errors is retried with
-    another seed, then the hole is left as it is.
+    A hole is completed as the cursor would be where it stands, the placeholder taken out: what the completion
+    core proposes there (a line, a statement, a body), best first; the first that is not empty and adds no syntax
+    error is the hole's edit, else the hole stays as it is.
     """
     holes = find_holes(text, start, end)
     if not holes:
         return Outcome(reason="no holes in the range")
     cur, shift = text, 0
     edits: list[Edit] = []
+    tried = 0
     for i, h in enumerate(holes):
         if on_hole is not None:
             on_hole(i, len(holes))
         a, b = h.start + shift, h.end + shift
-        for t in range(max(1, tries)):
-            cand = filler(SpanJob(cur[:a], "", cur[b:], max_new=max_tokens, single_line=h.inline,
-                                  seed=seed + 7919 * i + t))
+        before = error_nodes(cur, lang)
+        for cand in propose(cur[:a] + cur[b:], a, h, i):
+            tried += 1
             cand = _shape_fill(cand, h.inline)
-            if cand.strip() and syntax.new_errors(cur, a, b, cand, lang) == 0:
+            if (cand.strip() and not _placeholder(cand) and syntax.new_errors(cur, a, b, cand, lang) == 0
+                    and not sound_edits(cur, [Edit(a, b, cand)], lang)
+                    # the whole document: a completion may open a block the user goes on to write (`if x {`),
+                    # a fill may not (the function's `}` would close it, the file's end then misses one)
+                    and not _added_outside(before, error_nodes(cur[:a] + cand + cur[b:], lang), a, b, a + len(cand))):
                 edits.append(Edit(h.start, h.end, cand))
                 cur = cur[:a] + cand + cur[b:]
                 shift += len(cand) - (b - a)
                 break
-    stats = {"holes": len(holes), "filled": len(edits)}
+    stats = {"holes": len(holes), "filled": len(edits), "proposed": tried}
     if not edits:
-        return Outcome(reason="no hole could be filled without syntax errors", stats=stats)
+        return Outcome(reason="no hole could be filled without syntax errors" if tried
+                       else "nothing to propose for the holes", stats=stats)
     new_text = cur[start : end + shift]
     if syntax.new_errors(text, start, end, new_text, lang):
         return Outcome(reason="the filled range adds syntax errors", stats=stats)
     return Outcome(edits, new_text, "", stats)
 
 
-def _slack(job: SpanJob, n: int) -> int:
-    """<fill> slots after a free span (room to grow); none when the rest is clamped."""
-    return 0 if job.clamp_rest else max(2, n // 4)
+def _placeholder(cand: str) -> bool:
+    """A fill that is itself a hole, or Python's ``pass``: the placeholder again, in other words."""
+    return cand.strip() == "pass" or bool(find_holes(cand, 0, len(cand)))
 
 
 def _shape_fill(cand: str, inline: bool) -> str:
     if inline:
         return cand.split("\n", 1)[0].strip()
     return cand.lstrip("\r\n").rstrip()
+
+
+def _slack(job: SpanJob, n: int) -> int:
+    """<fill> slots after a free span (room to grow); none when the rest is clamped."""
+    return 0 if job.clamp_rest else max(2, n // 4)
 
 
 # ---- the model: a canvas builder on the local backend's decoding core ------------------------------------
@@ -957,7 +982,4 @@ class ModelFiller:
         self.calls += 1
         assert den.tokens is not None
         out, kept = cv.commit(den.tokens[0, :f].tolist(), core.stop_ids, origin, open_end=not job.clamp_rest)
-        text = cv.detokenize(tok, out, kept, piece, ids, offs)
-        if job.single_line:
-            text = text.split("\n", 1)[0]
-        return text
+        return cv.detokenize(tok, out, kept, piece, ids, offs)

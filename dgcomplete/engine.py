@@ -811,13 +811,17 @@ class Engine:
                 progress(step, total)
 
         filler = edits.ModelFiller(self.local, uri, cancel=token, on_step=on_step, max_passes=MAX_EDIT_PASSES)
+        if kind == "fill":  # each hole's drafts, read here on the event loop that owns the context index
+            holes = edits.find_holes(text, start, end)
+            propose = self._hole_proposer(s, [self._drafts(s, text[: h.start] + text[h.end :], h.start, invoked=True)
+                                              for h in holes], token, opts, version)
 
         def run() -> edits.Outcome:
             if kind == "rewrite":
                 return edits.rewrite(text, start, end, lang, filler, fraction=opts.fraction, seed=opts.seed)
             if kind == "repair":
                 return edits.repair(text, start, end, lang, filler, rounds=opts.rounds, seed=opts.seed)
-            return edits.fill_holes(text, start, end, lang, filler, max_tokens=opts.hole_tokens, seed=opts.seed)
+            return edits.fill_holes(text, start, end, lang, propose, on_hole=on_step)
 
         t0 = time.perf_counter()
         self._remember(uri)
@@ -842,6 +846,41 @@ class Engine:
             log.error("%s produced edits outside the range; dropped", kind)
             return result("internal error: edit outside the range")
         return EditResult(outcome, start, end, version)
+
+    def _hole_proposer(self, s: Session, drafts: list[list[Candidate]], token: CancelToken, opts: EditOptions,
+                       version: int) -> edits.Propose:
+        """Fill holes' proposals: what an Invoked completion would list where the hole stands (model thread).
+
+        The same pipeline as :meth:`complete` with ``n > 1``: the span planned at the hole (a line, a statement, a
+        body; one line for a hole inside a line), the retrieved drafts beside the model's samples and the causal
+        line, the scorer, then the checks every suggestion passes; no gate, the user asked. A bare denoising of
+        the hole wrote noise (`self_______`) and restored no line of the held-out dev split
+        (bench/results/holes_ab.json).
+        """
+        local = self.local
+        assert local is not None
+        sources = self.settings.context_sources or CONTEXT_SOURCES
+        path = folders.uri_to_path(s.uri)
+
+        def propose(doc: str, at: int, hole: edits.Hole, i: int) -> list[str]:
+            plan = syntax.plan_span(doc, at, s.lang, max_lines=self.settings.max_lines,
+                                    max_tokens=opts.hole_tokens)
+            if hole.inline and plan.max_lines > 1:
+                plan = SpanPlan(SpanKind.REST_OF_LINE, 1, min(plan.max_tokens, 32), plan.indent, plan.reason)
+            if plan.kind == SpanKind.NONE:
+                return []
+            tree = syntax.parse(doc, s.lang) if syntax.is_supported(s.lang) else None
+            req = InfillRequest(doc[:at], doc[at:], plan, s.lang, n=1 if drafts[i] and self.remote is None else 3,
+                                seed=opts.seed + 7919 * i, doc_key=s.uri, version=version, drafts=drafts[i],
+                                sample="diffusion" in sources, max_steps=self.settings.steps,
+                                causal="causal" in sources, invoked=True)
+            hook = self._syntax_hook(doc, at, plan, s.lang, tree) if self.syntax_renoise else None
+            res = local.infill(req, token, syntax_hook=hook, vet=self._vetter(doc, at, plan, s.lang, tree))
+            items = self._postprocess(res.candidates, doc, at, plan, s.lang, tree, vetted=res.drops is not None,
+                                      path=path, as_you_type=False)
+            return [c.text for c in items]
+
+        return propose
 
     def _syntax_hook(self, text: str, offset: int, plan: SpanPlan, lang: str | None, tree: Any = None):
         """Character spans of new ERROR/MISSING nodes in each candidate, for syntax-guided renoising.

@@ -20,6 +20,7 @@ from lsprotocol import types as lsp
 from pygls.exceptions import JsonRpcException
 
 from dgcomplete import edit, syntax
+from dgcomplete.syntax import strict
 
 from .conftest import inline_capabilities, start_daemon, stop_daemon
 
@@ -234,17 +235,39 @@ def test_rewrite_and_fill_veto_new_errors_and_empty_results():
 
     seen: list[str] = []
 
-    def fill(job: edit.SpanJob) -> str:
-        seen.append(job.prefix[-12:])
-        return "1" if job.single_line else "return 0"
+    def propose(doc: str, at: int, hole: edit.Hole, i: int) -> list[str]:
+        seen.append(doc[:at][-12:])
+        assert doc[at:].startswith("\n" if not hole.inline else "\n    # TODO")  # the placeholder taken out
+        # best first: the placeholder again, Python's no-op and a broken line are passed over
+        return ["1"] if hole.inline else ["...", "pass", "(((", "return 0"]
 
-    out = edit.fill_holes(HOLES, 0, len(HOLES), "python", fill)
-    assert out.ok and len(out.edits) == 4
+    out = edit.fill_holes(HOLES, 0, len(HOLES), "python", propose)
+    assert out.ok and len(out.edits) == 4 and out.stats["proposed"] == 13
+    assert [e.text for e in out.edits] == ["return 0", "return 0", "1", "return 0"]
     filled = edit.apply_edits(HOLES, out.edits)
     assert "???" not in filled and "TODO" not in filled and "    z = 1\n" in filled
     assert syntax.error_count(syntax.parse(filled, "python")) == 0
     assert "z = " in seen[2]  # filled in order, each seeing the text before it
-    assert not edit.fill_holes(HOLES, 0, len(HOLES), "python", lambda j: "(((").ok
+    broken = edit.fill_holes(HOLES, 0, len(HOLES), "python", lambda *a: ["((("])
+    assert not broken.ok and "syntax errors" in broken.reason
+    assert edit.fill_holes(HOLES, 0, len(HOLES), "python", lambda *a: []).reason == "nothing to propose for the holes"
+
+
+def test_fill_holes_refuses_a_block_head_without_its_block():
+    """Python: tree-sitter reads the next method as the head's body, Python's compiler does not; the check reads
+    the whole class, which is longer than the keystroke check's bound. JavaScript: the error it leaves is at the
+    file's end."""
+    methods = "".join(f"    def m{i}(self):\n        return {i}\n\n" for i in range(150))
+    text = f"class C:\n{methods}    def hole(self, x):\n        ...\n\n\n    def last(self):\n        return 0\n"
+    assert text.count("\n") > strict.MAX_CHUNK_LINES
+    at = text.index("...")
+    assert syntax.new_errors(text, at, at + 3, "if x:", "python") == 0  # tree-sitter lets it through
+    out = edit.fill_holes(text, 0, len(text), "python", lambda *a: ["if x:", "return x"])
+    assert [e.text for e in out.edits] == ["return x"]
+    # a block opened and not closed: the function's `}` closes it, the error is at the file's end, far from the hole
+    js = "function f(x) {\n  // TODO\n  return x\n}\n"
+    out = edit.fill_holes(js, 0, len(js), "javascript", lambda *a: ["if (x) {", "x += 1"])
+    assert [e.text for e in out.edits] == ["x += 1"]
 
 
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -266,7 +289,7 @@ def test_edits_only_touch_the_requested_range(data):
         elif algo == "repair":
             out = edit.repair(text, start, end, lang, filler, rounds=2)
         else:
-            out = edit.fill_holes(text, start, end, lang, filler, tries=1)
+            out = edit.fill_holes(text, start, end, lang, lambda *a: [data.draw(outputs), data.draw(outputs)])
         assert edit.edits_inside(out.edits, start, end)
         if out.ok:
             result = edit.apply_edits(text, out.edits)
@@ -377,7 +400,7 @@ def test_rewrite_keeps_the_tokens_after_a_deleted_one(infiller):
 
 
 def test_completions_and_every_edit_kind_decode_through_the_one_core(infiller, monkeypatch):
-    """LocalInfiller.denoise_canvas is the only place a canvas is denoised: completions and the three edits."""
+    """LocalInfiller.denoise_canvas is the only place a canvas is denoised: completions (Fill holes among them) and the edits."""
     from dgcomplete import canvas as cv
     from dgcomplete import sampler
     from dgcomplete.local import LocalInfiller
@@ -407,7 +430,7 @@ def test_completions_and_every_edit_kind_decode_through_the_one_core(infiller, m
     assert seen == [("c", "eturn ")]
     text = "def f(x):\n    y = (x + 1\n    z = ???\n"
     for algo in (lambda f: edit.rewrite(text, 10, 26, "python", f), lambda f: edit.repair(text, 0, 26, "python", f,
-                 rounds=1), lambda f: edit.fill_holes(text, 0, len(text), "python", f, tries=1)):
+                 rounds=1)):
         before = len(seen)
         filler = edit.ModelFiller(inf, "e")
         algo(filler)

@@ -43,7 +43,7 @@ def _starts_statement(line: str) -> bool:
     return bool(line.strip()) and not line[:1].isspace() and not line.startswith("#") and not _GOES_ON.match(line)
 
 
-def _chunk_bounds(lines: list[str], row: int) -> tuple[int, int] | None:
+def _chunk_bounds(lines: list[str], row: int, max_lines: int = MAX_CHUNK_LINES) -> tuple[int, int] | None:
     """Lines [a, b) of the top-level statement around ``row`` (from an unindented line to the next one; a closing
     bracket or an ``except:``/``else:`` clause at the line's start goes on with it, and so does the cursor's line
     while what is typed on it may still become one: ``ex``)."""
@@ -58,7 +58,7 @@ def _chunk_bounds(lines: list[str], row: int) -> tuple[int, int] | None:
     b = row + 1
     while b < len(lines) and not _starts_statement(lines[b]):
         b += 1
-    if b - a > MAX_CHUNK_LINES:
+    if b - a > max_lines:
         return None
     return a, b
 
@@ -198,19 +198,19 @@ def python_chunk(text: str, start: int, end: int) -> tuple[int, int] | None:
     return ca, min(len(text), ca + sum(len(x) + 1 for x in lines[a:b]) - 1)
 
 
-def python_range_sound(text: str, start: int, end: int, new: str) -> bool:
+def python_range_sound(text: str, start: int, end: int, new: str, max_lines: int = MAX_CHUNK_LINES) -> bool:
     """False when the top-level definitions around ``[start, end)`` compiled before the edit (as they are, or
     with the range's lines neutral: a broken range being repaired) but do not with ``new`` in place. True
-    when it cannot tell (broken elsewhere too, or a definition over MAX_CHUNK_LINES lines). Compiled, not just
+    when it cannot tell (broken elsewhere too, or a definition over ``max_lines`` lines). Compiled, not just
     parsed: an edit is applied to the file, so ``def f(a, a)`` must not pass."""
     lines = text.split("\n")
     r0 = _row(text, start)
     r1 = _row(text, max(start, end - 1) if end > start and text[end - 1] == "\n" else end)
-    first, last = _chunk_bounds(lines, r0), _chunk_bounds(lines, r1)
+    first, last = _chunk_bounds(lines, r0, max_lines), _chunk_bounds(lines, r1, max_lines)
     if first is None or last is None:
         return True
     a, b = first[0], max(first[1], last[1])
-    if b - a > MAX_CHUNK_LINES:
+    if b - a > max_lines:
         return True
     line = lines[r0]
     indent = line[: len(line) - len(line.lstrip())]
