@@ -29,7 +29,7 @@ import random
 import re
 import textwrap
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -278,7 +278,7 @@ def main(argv: list[str] | None = None) -> None:
     by_lang = {lang: table([r for r in res["rows"] if r["lang"] == lang])[0] for lang in langs}
     doc = {"bench": "holes", "split": args.split, "langs": langs, "cases_per_kind": args.cases, "seed": args.seed,
            "machine": machine_info(), "model": res["model"], "threads": args.threads, "steps": args.steps,
-           "summary": summary_rows, "by_lang": by_lang, "rows": res["rows"], "cases": [asdict(c) | {"text": None, "original": None} for c in cases]}
+           "summary": summary_rows, "by_lang": by_lang, "rows": res["rows"]}
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(doc, indent=1) + "\n")
     print(md)
