@@ -27,6 +27,7 @@ Offsets are code points into the document text.
 
 from __future__ import annotations
 
+import bisect
 import difflib
 import re
 import time
@@ -223,18 +224,18 @@ def _line_of(text: str, offset: int) -> int:
 EDIT_CHUNK_LINES = 5_000
 
 
-def sound_edits(text: str, edits: list[Edit], lang: str | None) -> str:
+def sound_edits(text: str, edits: list[Edit], lang: str | None, errors: list[ErrorNode] | None = None) -> str:
     """Empty when the text parses where the edits put it; otherwise why not, in one line.
 
     tree-sitter: no ERROR or MISSING node on a line an edit wrote; Python: also the standard library's
     parser on the top-level definition(s) around the edits (when they parsed before, or with the edited
-    lines neutral).
+    lines neutral). ``errors``: the result's error nodes, when the caller has them.
     """
     if not edits or not syntax.is_supported(lang):
         return ""
     edits = sorted(edits, key=lambda e: e.start)
     new = apply_edits(text, edits)
-    errors = error_nodes(new, lang)
+    errors = error_nodes(new, lang) if errors is None else errors
     shift = 0
     for e in edits:
         a = e.start + shift
@@ -764,13 +765,17 @@ def _insert_missing(cur: str, start: int, errors: list[ErrorNode]) -> tuple[str,
 Propose = Callable[[str, int, "Hole", int], list[str]]
 
 
+FILL_BUDGET_S = 10.0  # no hole is started after this long (a range of 700 `???` lines took 6 minutes unbounded)
+
+
 def fill_holes(text: str, start: int, end: int, lang: str | None, propose: Propose, *,
-               on_hole: Callable[[int, int], None] | None = None) -> Outcome:
+               on_hole: Callable[[int, int], None] | None = None, budget_s: float = FILL_BUDGET_S) -> Outcome:
     """Complete each placeholder in the range, one after another, with the others (filled or not) as context.
 
     A hole is completed as the cursor would be where it stands, the placeholder taken out: what the completion
     core proposes there (a line, a statement, a body), best first; the first that is not empty and adds no syntax
-    error is the hole's edit, else the hole stays as it is.
+    error is the hole's edit, else the hole stays as it is. Holes not started within ``budget_s`` stay too (the
+    model thread serves completions meanwhile; the command can be run again for them).
     """
     holes = find_holes(text, start, end)
     if not holes:
@@ -778,31 +783,87 @@ def fill_holes(text: str, start: int, end: int, lang: str | None, propose: Propo
     cur, shift = text, 0
     edits: list[Edit] = []
     tried = 0
+    t0 = time.perf_counter()
+    left = 0
     for i, h in enumerate(holes):
+        if i and time.perf_counter() - t0 > budget_s:
+            left = len(holes) - i
+            break
         if on_hole is not None:
             on_hole(i, len(holes))
         a, b = h.start + shift, h.end + shift
-        before = error_nodes(cur, lang)
+        before = _error_lines(cur, error_nodes(cur, lang))
         for cand in propose(cur[:a] + cur[b:], a, h, i):
             tried += 1
             cand = _shape_fill(cand, h.inline)
-            if (cand.strip() and not _placeholder(cand) and syntax.new_errors(cur, a, b, cand, lang) == 0
-                    and not sound_edits(cur, [Edit(a, b, cand)], lang)
-                    # the whole document: a completion may open a block the user goes on to write (`if x {`),
-                    # a fill may not (the function's `}` would close it, the file's end then misses one)
-                    and not _added_outside(before, error_nodes(cur[:a] + cand + cur[b:], lang), a, b, a + len(cand))):
+            if not cand.strip() or _placeholder(cand):
+                continue
+            # sound where it is written, and no error on any other line that had none: a completion may open a
+            # block the user goes on to write (`if x {`), a fill may not (the function's `}` would close it, the
+            # file's end then misses one)
+            fill = [Edit(a, b, cand)]
+            errors = error_nodes(cur[:a] + cand + cur[b:], lang)
+            if not sound_edits(cur, fill, lang, errors) and not errors_spread(cur, fill, lang, before=before,
+                                                                             errors=errors):
                 edits.append(Edit(h.start, h.end, cand))
                 cur = cur[:a] + cand + cur[b:]
                 shift += len(cand) - (b - a)
                 break
-    stats = {"holes": len(holes), "filled": len(edits), "proposed": tried}
+    stats = {"holes": len(holes), "filled": len(edits), "proposed": tried, "not_started": left}
     if not edits:
-        return Outcome(reason="no hole could be filled without syntax errors" if tried
-                       else "nothing to propose for the holes", stats=stats)
-    new_text = cur[start : end + shift]
-    if syntax.new_errors(text, start, end, new_text, lang):
+        why = "no hole could be filled without syntax errors" if tried else "nothing to propose for the holes"
+        if left:
+            why += f" ({left} not started after {budget_s:g} s: select fewer)"
+        return Outcome(reason=why, stats=stats)
+    if errors_spread(text, edits, lang):
         return Outcome(reason="the filled range adds syntax errors", stats=stats)
-    return Outcome(edits, new_text, "", stats)
+    return Outcome(edits, cur[start : end + shift], "", stats)
+
+
+def _error_lines(text: str, errors: list[ErrorNode]) -> set[int]:
+    """The lines the error nodes span."""
+    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    out: set[int] = set()
+    for _, s, e in errors:
+        out.update(range(bisect.bisect_right(starts, s) - 1, bisect.bisect_right(starts, max(s, e - 1))))
+    return out
+
+
+def errors_spread(text: str, edits: list[Edit], lang: str | None, *, before: set[int] | None = None,
+                  errors: list[ErrorNode] | None = None) -> int:
+    """Lines of the result with a syntax error that had none before, other than the lines the edits wrote.
+
+    By lines, not by node: around other errors tree-sitter regroups its ERROR nodes when a line changes (after
+    one of three `x = ???` lines is filled the others' errors start elsewhere), so nodes matched by place would
+    call them new. ``before``: ``text``'s error lines, ``errors``: the result's error nodes, when the caller has
+    them.
+    """
+    if not edits or not syntax.is_supported(lang):
+        return 0
+    new = apply_edits(text, edits)
+    after = _error_lines(new, error_nodes(new, lang) if errors is None else errors)
+    if not after:
+        return 0
+    before = _error_lines(text, error_nodes(text, lang)) if before is None else before
+    written: list[tuple[int, int, int]] = []  # (first, last line of the result an edit wrote, line shift after it)
+    shift = delta = 0
+    for e in sorted(edits, key=lambda e: e.start):
+        first = new.count("\n", 0, e.start + shift)
+        delta += e.text.count("\n") - text.count("\n", e.start, e.end)
+        written.append((first, first + e.text.count("\n"), delta))
+        shift += len(e.text) - (e.end - e.start)
+    spread = 0
+    for line in after:
+        moved = 0
+        for first, last, d in written:
+            if line < first:
+                break
+            if line <= last:
+                moved = None
+                break
+            moved = d
+        spread += moved is not None and line - moved not in before
+    return spread
 
 
 def _placeholder(cand: str) -> bool:

@@ -812,9 +812,10 @@ class Engine:
 
         filler = edits.ModelFiller(self.local, uri, cancel=token, on_step=on_step, max_passes=MAX_EDIT_PASSES)
         if kind == "fill":  # each hole's drafts, read here on the event loop that owns the context index
-            holes = edits.find_holes(text, start, end)
-            propose = self._hole_proposer(s, [self._drafts(s, text[: h.start] + text[h.end :], h.start, invoked=True)
-                                              for h in holes], token, opts, version)
+            drafts = [self._drafts(s, text[: h.start] + text[h.end :], h.start, invoked=True)
+                      for h in edits.find_holes(text, start, end)]
+            propose = self._hole_proposer(s, [[d for d in ds if not edits.find_holes(d.text, 0, len(d.text))]
+                                              for ds in drafts], token, opts, version)
 
         def run() -> edits.Outcome:
             if kind == "rewrite":
@@ -840,8 +841,9 @@ class Engine:
             self._pending -= 1
         if s.version != version or self.sessions.get(uri) is not s:
             raise StaleEdit(f"{uri} changed during the edit (version {s.version}, it was for {version})")
-        outcome.stats.update(ms=round((time.perf_counter() - t0) * 1e3, 1), denoise_calls=filler.calls,
-                             steps=filler.steps)
+        outcome.stats.update(ms=round((time.perf_counter() - t0) * 1e3, 1))
+        if kind != "fill":  # a fill's work is completions, counted in its own stats
+            outcome.stats.update(denoise_calls=filler.calls, steps=filler.steps)
         if outcome.ok and not edits.edits_inside(outcome.edits, start, end):  # never: edit.py confines them
             log.error("%s produced edits outside the range; dropped", kind)
             return result("internal error: edit outside the range")

@@ -498,3 +498,37 @@ def test_when_every_line_is_dropped_the_rest_of_a_known_word_still_shows(tiny_mo
     assert asyncio.run(go(3)).items == []  # Invoked: what the checks dropped is not a suggestion
     e.settings.update({"min_confidence": 0.0})
     assert asyncio.run(go()).items == []
+
+
+def test_fill_holes_asks_the_completion_pipeline_where_each_hole_stands(tiny_model, monkeypatch):
+    """Each hole is an Invoked completion at its place, the placeholder taken out: the document's retrieved lines
+    as drafts (never a placeholder), one line for a hole inside a line; what the pipeline ranks first and is sound
+    is written."""
+    from dgcomplete.engine import EditOptions
+    from dgcomplete.types import Candidate, InfillResult
+
+    e = Engine(load_model(tiny_model), threads=1)
+    text = ("def add(a, b):\n    total = a + b\n    return total\n\n\ndef sub(a, b):\n    total = ???\n"
+            "    return total\n\n\ndef mul(a, b):\n    ...\n")
+    e.open("file:///h.py", text, 1, "python")
+    seen: list[InfillRequest] = []
+
+    def infill(req, cancel=None, **k):
+        seen.append(req)
+        return InfillResult([Candidate("???"), Candidate("(a"), Candidate("a - b" if req.plan.max_lines == 1 else
+                                                                               "return a * b")], drops={})
+
+    monkeypatch.setattr(e.local, "infill", infill)
+
+    async def go():
+        return await e.edit("fill", "file:///h.py", 0, len(text), 1, options=EditOptions(seed=3))
+
+    res = asyncio.run(go())
+    assert [(r.invoked, r.plan.max_lines == 1) for r in seen] == [(True, True), (True, False)]
+    assert seen[0].prefix.endswith("def sub(a, b):\n    total = ") and seen[0].suffix.startswith("\n    return total")
+    assert seen[1].prefix.endswith("def mul(a, b):\n    ") and "a - b" in seen[1].prefix  # the first hole is filled
+    after = res.outcome.new_text
+    assert "    total = a - b\n" in after and after.endswith("    return a * b\n")
+    assert res.outcome.stats["filled"] == 2
+    # the lines retrieved from the document where each hole stands (`total = ` goes on as above), never a hole
+    assert [[d.text for d in r.drafts] for r in seen] == [["a + b"], ["total = a + b"]]

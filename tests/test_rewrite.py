@@ -251,6 +251,32 @@ def test_rewrite_and_fill_veto_new_errors_and_empty_results():
     broken = edit.fill_holes(HOLES, 0, len(HOLES), "python", lambda *a: ["((("])
     assert not broken.ok and "syntax errors" in broken.reason
     assert edit.fill_holes(HOLES, 0, len(HOLES), "python", lambda *a: []).reason == "nothing to propose for the holes"
+    # a time bound: no hole starts after it (the first always does), the rest stay as they are
+    out = edit.fill_holes(HOLES, 0, len(HOLES), "python", propose, budget_s=0)
+    assert [e.text for e in out.edits] == ["return 0"] and out.stats["not_started"] == 3
+    out = edit.fill_holes(HOLES, 0, len(HOLES), "python", lambda *a: [], budget_s=0)
+    assert out.reason == "nothing to propose for the holes (3 not started after 0 s: select fewer)"
+    # some holes filled, the others left as they were (still errors): applied
+    many = "x0 = ???\nx1 = ???\nx2 = ???\n"
+    out = edit.fill_holes(many, 0, len(many), "python", lambda doc, at, h, i: ["1"] if i == 1 else [])
+    assert out.ok and edit.apply_edits(many, out.edits) == "x0 = ???\nx1 = 1\nx2 = ???\n"
+
+
+def test_errors_spread_counts_the_lines_that_gain_an_error():
+    many = "x0 = ???\nx1 = ???\nx2 = ???\n"
+    a = many.index("???", 9)
+    assert syntax.new_errors(many, a, a + 3, "1", "python") == 1  # the others' ERROR nodes regroup...
+    assert edit.errors_spread(many, [edit.Edit(a, a + 3, "1")], "python") == 0  # ...on lines that had errors
+    js = "function f(x) {\n  // TODO\n  return x\n}\n\nfunction g() {\n  return 1\n}\n"
+    a = js.index("// TODO")
+    assert edit.errors_spread(js, [edit.Edit(a, a + 7, "if (x) {")], "javascript") >= 1
+    assert edit.errors_spread(js, [edit.Edit(a, a + 7, "x += 1\n  x -= 1")], "javascript") == 0
+    assert edit.errors_spread(js, [edit.Edit(a, a + 7, "x += 1\n  if (x) {")], "javascript") == 1  # one line lower
+    # lines the edits add or take out: an old error below maps back to its own line, a new one does not
+    py = "def f():\n    ...\n\nz = ???\n"
+    a = py.index("...")
+    assert edit.errors_spread(py, [edit.Edit(a, a + 3, "a = 1\n    b = 2")], "python") == 0
+    assert edit.errors_spread(py, [edit.Edit(0, a + 3, "x = 1")], "python") == 0
 
 
 def test_fill_holes_refuses_a_block_head_without_its_block():
@@ -300,7 +326,7 @@ def test_edits_only_touch_the_requested_range(data):
                 (e,) = out.edits
                 assert syntax.new_errors(text, e.start, e.end, e.text, lang) == 0
             if lang is not None and algo == "fill":
-                assert syntax.new_errors(text, start, end, out.new_text, lang) == 0
+                assert edit.errors_spread(text, out.edits, lang) == 0
 
 
 # ---- edit.ModelFiller: token plumbing with a scripted model, then the real (random) tiny model --------------
