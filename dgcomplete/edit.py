@@ -766,6 +766,7 @@ Propose = Callable[[str, int, "Hole", int], list[str]]
 
 
 FILL_BUDGET_S = 10.0  # no hole is started after this long (a range of 700 `???` lines took 6 minutes unbounded)
+MAX_HOLES = 64  # holes one command looks at (each is an Invoked completion, ~0.4 s: more never start in time)
 
 
 def fill_holes(text: str, start: int, end: int, lang: str | None, propose: Propose, *,
@@ -774,25 +775,28 @@ def fill_holes(text: str, start: int, end: int, lang: str | None, propose: Propo
 
     A hole is completed as the cursor would be where it stands, the placeholder taken out: what the completion
     core proposes there (a line, a statement, a body), best first; the first that is not empty and adds no syntax
-    error is the hole's edit, else the hole stays as it is. Holes not started within ``budget_s`` stay too (the
-    model thread serves completions meanwhile; the command can be run again for them).
+    error is the hole's edit, else the hole stays as it is. Holes not started within ``budget_s``, and those past
+    the first :data:`MAX_HOLES`, stay too (the model thread serves completions meanwhile; the command can be run
+    again for them).
     """
-    holes = find_holes(text, start, end)
-    if not holes:
+    found = find_holes(text, start, end)
+    if not found:
         return Outcome(reason="no holes in the range")
+    holes = found[:MAX_HOLES]
     cur, shift = text, 0
     edits: list[Edit] = []
     tried = 0
     t0 = time.perf_counter()
-    left = 0
+    left = len(found) - len(holes)
     for i, h in enumerate(holes):
         if i and time.perf_counter() - t0 > budget_s:
-            left = len(holes) - i
+            left = len(found) - i
             break
         if on_hole is not None:
             on_hole(i, len(holes))
         a, b = h.start + shift, h.end + shift
-        before = _error_lines(cur, error_nodes(cur, lang))
+        check = neutral_holes(cur, lang, a)  # judged with the other holes as values: tree-sitter reads it as a whole
+        before = _error_lines(check, error_nodes(check, lang))
         for cand in propose(cur[:a] + cur[b:], a, h, i):
             tried += 1
             cand = _shape_fill(cand, h.inline)
@@ -802,22 +806,39 @@ def fill_holes(text: str, start: int, end: int, lang: str | None, propose: Propo
             # block the user goes on to write (`if x {`), a fill may not (the function's `}` would close it, the
             # file's end then misses one)
             fill = [Edit(a, b, cand)]
-            errors = error_nodes(cur[:a] + cand + cur[b:], lang)
-            if not sound_edits(cur, fill, lang, errors) and not errors_spread(cur, fill, lang, before=before,
-                                                                             errors=errors):
+            errors = error_nodes(check[:a] + cand + check[b:], lang)
+            if not sound_edits(check, fill, lang, errors) and not errors_spread(check, fill, lang, before=before,
+                                                                               errors=errors):
                 edits.append(Edit(h.start, h.end, cand))
                 cur = cur[:a] + cand + cur[b:]
                 shift += len(cand) - (b - a)
                 break
-    stats = {"holes": len(holes), "filled": len(edits), "proposed": tried, "not_started": left}
+    stats = {"holes": len(found), "filled": len(edits), "proposed": tried, "not_started": left}
     if not edits:
         why = "no hole could be filled without syntax errors" if tried else "nothing to propose for the holes"
         if left:
-            why += f" ({left} not started after {budget_s:g} s: select fewer)"
+            why += f" ({left} not started: select fewer)"
         return Outcome(reason=why, stats=stats)
-    if errors_spread(text, edits, lang):
+    if errors_spread(neutral_holes(text, lang), edits, lang):
         return Outcome(reason="the filled range adds syntax errors", stats=stats)
     return Outcome(edits, cur[start : end + shift], "", stats)
+
+
+def neutral_holes(text: str, lang: str | None, keep: int = -1) -> str:
+    """``text`` with each placeholder inside a line that stands on a line with a syntax error (but the one at
+    ``keep``) written as ``0``, padded to its length: offsets stay, and the checks see one value instead of an
+    error each. Ten `???` lines or more made tree-sitter wrap them all in one ERROR node, where no fill counted as
+    parsing (8 of 20 filled)."""
+    holes = [h for h in find_holes(text, 0, len(text)) if h.inline and h.start != keep]
+    if not holes or not syntax.is_supported(lang):
+        return text
+    broken = _error_lines(text, error_nodes(text, lang))
+    out, last = [], 0
+    for h in holes:
+        if text.count("\n", 0, h.start) in broken:
+            out += [text[last : h.start], "0".ljust(h.end - h.start)]
+            last = h.end
+    return "".join(out) + text[last:]
 
 
 def _error_lines(text: str, errors: list[ErrorNode]) -> set[int]:

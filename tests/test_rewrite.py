@@ -255,11 +255,21 @@ def test_rewrite_and_fill_veto_new_errors_and_empty_results():
     out = edit.fill_holes(HOLES, 0, len(HOLES), "python", propose, budget_s=0)
     assert [e.text for e in out.edits] == ["return 0"] and out.stats["not_started"] == 3
     out = edit.fill_holes(HOLES, 0, len(HOLES), "python", lambda *a: [], budget_s=0)
-    assert out.reason == "nothing to propose for the holes (3 not started after 0 s: select fewer)"
+    assert out.reason == "nothing to propose for the holes (3 not started: select fewer)"
     # some holes filled, the others left as they were (still errors): applied
     many = "x0 = ???\nx1 = ???\nx2 = ???\n"
     out = edit.fill_holes(many, 0, len(many), "python", lambda doc, at, h, i: ["1"] if i == 1 else [])
     assert out.ok and edit.apply_edits(many, out.edits) == "x0 = ???\nx1 = 1\nx2 = ???\n"
+    # at most MAX_HOLES holes a command: the others are left for the next. So many `???` lines are one ERROR node
+    # to tree-sitter: each fill is judged with the other holes written as values
+    lots = "".join(f"x{k} = ???\n" for k in range(edit.MAX_HOLES + 5))
+    assert edit.neutral_holes(lots, "python", keep=lots.index("???", 18)).startswith(
+        "x0 = 0  \nx1 = 0  \nx2 = ???\nx3 = 0  \n")
+    js = "f(/* TODO */)\nconst x = ???\n"  # a placeholder where a comment may stand is left as it is
+    assert edit.neutral_holes(js, "javascript") == "f(/* TODO */)\nconst x = 0  \n"
+    out = edit.fill_holes(lots, 0, len(lots), "python", lambda *a: ["1"])
+    assert out.stats == {"holes": edit.MAX_HOLES + 5, "filled": edit.MAX_HOLES, "proposed": edit.MAX_HOLES,
+                         "not_started": 5}
 
 
 def test_errors_spread_counts_the_lines_that_gain_an_error():
@@ -326,7 +336,7 @@ def test_edits_only_touch_the_requested_range(data):
                 (e,) = out.edits
                 assert syntax.new_errors(text, e.start, e.end, e.text, lang) == 0
             if lang is not None and algo == "fill":
-                assert edit.errors_spread(text, out.edits, lang) == 0
+                assert edit.errors_spread(edit.neutral_holes(text, lang), out.edits, lang) == 0
 
 
 # ---- edit.ModelFiller: token plumbing with a scripted model, then the real (random) tiny model --------------
