@@ -1,4 +1,4 @@
-"""Diffusion edits of a range: rewrite, repair syntax, fill holes (engine level: no LSP types).
+"""Edits of a range: rewrite and repair syntax (denoising), fill holes (completions) — engine level, no LSP types.
 
 Rewrite and repair are written against a :data:`Filler` (one :class:`SpanJob` in, the span's new text out), so
 they can be tested with a scripted filler; :class:`ModelFiller` is the real one: a canvas *builder* on the
@@ -219,17 +219,14 @@ def _line_of(text: str, offset: int) -> int:
     return text.count("\n", 0, offset)
 
 
-# an edit is a command, not a keystroke: Python's compiler reads a definition this long around it (a class of
-# 400+ lines is common; tree-sitter alone let a Fill holes body `if x:` without its block through in one)
-EDIT_CHUNK_LINES = 5_000
-
-
-def sound_edits(text: str, edits: list[Edit], lang: str | None, errors: list[ErrorNode] | None = None) -> str:
+def sound_edits(text: str, edits: list[Edit], lang: str | None, errors: list[ErrorNode] | None = None,
+                max_lines: int = strict.MAX_CHUNK_LINES) -> str:
     """Empty when the text parses where the edits put it; otherwise why not, in one line.
 
     tree-sitter: no ERROR or MISSING node on a line an edit wrote; Python: also the standard library's
     parser on the top-level definition(s) around the edits (when they parsed before, or with the edited
-    lines neutral). ``errors``: the result's error nodes, when the caller has them.
+    lines neutral) when it is at most ``max_lines`` long. ``errors``: the result's error nodes, when the caller
+    has them.
     """
     if not edits or not syntax.is_supported(lang):
         return ""
@@ -248,7 +245,7 @@ def sound_edits(text: str, edits: list[Edit], lang: str | None, errors: list[Err
             return f"the result does not parse (line {_line_of(new, max(ls, hit[0][1])) + 1})"
     if lang == "python":
         lo, hi = edits[0].start, max(e.end for e in edits)
-        if not strict.python_range_sound(text, lo, hi, new[lo : hi + shift], EDIT_CHUNK_LINES):
+        if not strict.python_range_sound(text, lo, hi, new[lo : hi + shift], max_lines):
             return "the result does not parse (Python's parser refuses it)"
     return ""
 
@@ -765,8 +762,11 @@ def _insert_missing(cur: str, start: int, errors: list[ErrorNode]) -> tuple[str,
 Propose = Callable[[str, int, "Hole", int], list[str]]
 
 
-FILL_BUDGET_S = 10.0  # no hole is started after this long (a range of 700 `???` lines took 6 minutes unbounded)
+FILL_BUDGET_S = 10.0  # no hole is started after this long (a range of 700 `???` lines held the model thread 6 min)
 MAX_HOLES = 64  # holes one command looks at (each is an Invoked completion, ~0.4 s: more never start in time)
+# Python's compiler reads a definition this long around a fill (a class of 400+ lines is common; tree-sitter alone
+# let a body `if x:` without its block through in one); the keystroke check and Repair keep their 400
+FILL_CHUNK_LINES = 5_000
 
 
 def fill_holes(text: str, start: int, end: int, lang: str | None, propose: Propose, *,
@@ -776,8 +776,8 @@ def fill_holes(text: str, start: int, end: int, lang: str | None, propose: Propo
     A hole is completed as the cursor would be where it stands, the placeholder taken out: what the completion
     core proposes there (a line, a statement, a body), best first; the first that is not empty and adds no syntax
     error is the hole's edit, else the hole stays as it is. Holes not started within ``budget_s``, and those past
-    the first :data:`MAX_HOLES`, stay too (the model thread serves completions meanwhile; the command can be run
-    again for them).
+    the first :data:`MAX_HOLES`, stay too (the model thread is free for completions again sooner; the command can
+    be run again for them). Each fill is judged on :func:`neutral_holes`: sound there, and sound relative to it.
     """
     found = find_holes(text, start, end)
     if not found:
@@ -795,23 +795,31 @@ def fill_holes(text: str, start: int, end: int, lang: str | None, propose: Propo
         if on_hole is not None:
             on_hole(i, len(holes))
         a, b = h.start + shift, h.end + shift
-        check = neutral_holes(cur, lang, a)  # judged with the other holes as values: tree-sitter reads it as a whole
+        check = neutral_holes(cur, lang)  # this hole and the others as values: tree-sitter reads the rest as a whole
         before = _error_lines(check, error_nodes(check, lang))
+        ls = cur.rfind("\n", 0, a) + 1
+        head = cur[ls:a]  # what stands before the hole on its line (`def f(x): ` before `...`)
+        nl = cur.find("\n", b)
+        crlf = (cur[nl - 1 : nl] if nl > 0 else cur[ls - 2 : ls - 1]) == "\r"
         for cand in propose(cur[:a] + cur[b:], a, h, i):
             tried += 1
-            cand = _shape_fill(cand, h.inline)
-            if not cand.strip() or _placeholder(cand):
+            cand = _shape_fill(cand, h.inline, not head.strip())
+            if not cand.strip() or is_placeholder(cand):
                 continue
+            if crlf:  # the document's line ends
+                cand = cand.replace("\r\n", "\n").replace("\n", "\r\n")
+            # a body on the lines below a head: the blanks between the head and the hole go with the hole
+            lead = min(len(head) - len(head.rstrip(" \t")), h.start - start) if cand[:1] in "\r\n" else 0
             # sound where it is written, and no error on any other line that had none: a completion may open a
             # block the user goes on to write (`if x {`), a fill may not (the function's `}` would close it, the
             # file's end then misses one)
-            fill = [Edit(a, b, cand)]
-            errors = error_nodes(check[:a] + cand + check[b:], lang)
-            if not sound_edits(check, fill, lang, errors) and not errors_spread(check, fill, lang, before=before,
-                                                                               errors=errors):
-                edits.append(Edit(h.start, h.end, cand))
-                cur = cur[:a] + cand + cur[b:]
-                shift += len(cand) - (b - a)
+            fill = [Edit(a - lead, b, cand)]
+            errors = error_nodes(check[: a - lead] + cand + check[b:], lang)
+            if not sound_edits(check, fill, lang, errors, FILL_CHUNK_LINES) and not errors_spread(
+                    check, fill, lang, before=before, errors=errors):
+                edits.append(Edit(h.start - lead, h.end, cand))
+                cur = cur[: a - lead] + cand + cur[b:]
+                shift += len(cand) - (b - a + lead)
                 break
     stats = {"holes": len(found), "filled": len(edits), "proposed": tried, "not_started": left}
     if not edits:
@@ -824,26 +832,31 @@ def fill_holes(text: str, start: int, end: int, lang: str | None, propose: Propo
     return Outcome(edits, cur[start : end + shift], "", stats)
 
 
-def neutral_holes(text: str, lang: str | None, keep: int = -1) -> str:
-    """``text`` with each placeholder inside a line that stands on a line with a syntax error (but the one at
-    ``keep``) written as ``0``, padded to its length: offsets stay, and the checks see one value instead of an
-    error each. Ten `???` lines or more made tree-sitter wrap them all in one ERROR node, where no fill counted as
-    parsing (8 of 20 filled)."""
-    holes = [h for h in find_holes(text, 0, len(text)) if h.inline and h.start != keep]
+def neutral_holes(text: str, lang: str | None) -> str:
+    """``text`` with each placeholder inside a line written as ``0`` (padded to its length, so offsets stay) where
+    its line has a syntax error: what Fill holes judges a fill on. Ten `???` lines or more made tree-sitter wrap
+    them all in one ERROR node, where no fill counted as parsing (8 of 20 filled); with its own `???` kept, a hole
+    inside a statement of several lines made the whole function an error, and any fill passed."""
+    holes = [h for h in find_holes(text, 0, len(text)) if h.inline]
     if not holes or not syntax.is_supported(lang):
         return text
     broken = _error_lines(text, error_nodes(text, lang))
+    starts = _line_starts(text)
     out, last = [], 0
     for h in holes:
-        if text.count("\n", 0, h.start) in broken:
+        if bisect.bisect_right(starts, h.start) - 1 in broken:
             out += [text[last : h.start], "0".ljust(h.end - h.start)]
             last = h.end
     return "".join(out) + text[last:]
 
 
+def _line_starts(text: str) -> list[int]:
+    return [0] + [m.end() for m in re.finditer("\n", text)]
+
+
 def _error_lines(text: str, errors: list[ErrorNode]) -> set[int]:
     """The lines the error nodes span."""
-    starts = [0] + [m.end() for m in re.finditer("\n", text)]
+    starts = _line_starts(text)
     out: set[int] = set()
     for _, s, e in errors:
         out.update(range(bisect.bisect_right(starts, s) - 1, bisect.bisect_right(starts, max(s, e - 1))))
@@ -887,14 +900,18 @@ def errors_spread(text: str, edits: list[Edit], lang: str | None, *, before: set
     return spread
 
 
-def _placeholder(cand: str) -> bool:
+def is_placeholder(cand: str) -> bool:
     """A fill that is itself a hole, or Python's ``pass``: the placeholder again, in other words."""
     return cand.strip() == "pass" or bool(find_holes(cand, 0, len(cand)))
 
 
-def _shape_fill(cand: str, inline: bool) -> str:
+def _shape_fill(cand: str, inline: bool, starts_line: bool) -> str:
+    """One line for a hole inside a line; lines for a hole of its own, whose first stands where the hole does; a
+    hole after a head (``def f(x): ...``) keeps the newline a body below it begins with."""
     if inline:
         return cand.split("\n", 1)[0].strip()
+    if not starts_line and cand.lstrip(" \t").startswith(("\n", "\r\n")):
+        return cand.lstrip(" \t").rstrip()
     return cand.lstrip("\r\n").rstrip()
 
 

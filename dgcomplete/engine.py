@@ -777,9 +777,11 @@ class Engine:
                    options: EditOptions | None = None) -> EditResult:
         """Run one of :mod:`edit`'s algorithms on ``[start, end)`` (code points) of document ``version``.
 
-        Queued on the model thread like a completion (MAX_PENDING_JOBS), bounded in range size and decoder
-        passes, cancelled when the document changes (then :class:`StaleEdit`). ``progress(step, total)`` is
-        called from the model thread. An empty range is the cursor's line for repair and fill.
+        Queued on the model thread like a completion (MAX_PENDING_JOBS), bounded in range size and in work (decoder
+        passes for rewrite and repair; for fill, :data:`edit.MAX_HOLES` holes started within
+        :data:`edit.FILL_BUDGET_S`), cancelled when the document changes (then :class:`StaleEdit`).
+        ``progress(step, total)`` is called from the model thread (for fill: hole, holes). An empty range is the
+        cursor's line for repair and fill.
         """
         if kind not in EDIT_KINDS:
             raise EngineError(f"unknown edit kind {kind!r}")
@@ -810,12 +812,14 @@ class Engine:
             if progress is not None:
                 progress(step, total)
 
-        filler = edits.ModelFiller(self.local, uri, cancel=token, on_step=on_step, max_passes=MAX_EDIT_PASSES)
+        filler = None
         if kind == "fill":  # each hole's drafts, read here on the event loop that owns the context index
             drafts = [self._drafts(s, text[: h.start] + text[h.end :], h.start, invoked=True)
                       for h in edits.find_holes(text, start, end)[: edits.MAX_HOLES]]
-            propose = self._hole_proposer(s, [[d for d in ds if not edits.find_holes(d.text, 0, len(d.text))]
-                                              for ds in drafts], token, opts, version)
+            propose = self._hole_proposer(s, [[d for d in ds if not edits.is_placeholder(d.text)] for ds in drafts],
+                                          token, opts, version)
+        else:
+            filler = edits.ModelFiller(self.local, uri, cancel=token, on_step=on_step, max_passes=MAX_EDIT_PASSES)
 
         def run() -> edits.Outcome:
             if kind == "rewrite":
@@ -836,13 +840,14 @@ class Engine:
         except Cancelled as e:
             if token.reason == "stale":
                 raise StaleEdit(f"{uri} changed during the edit (version {s.version}, it was for {version})") from e
-            return result(str(e) or "cancelled", steps=filler.steps, denoise_calls=filler.calls)
+            work = {} if filler is None else {"steps": filler.steps, "denoise_calls": filler.calls}
+            return result(str(e) or "cancelled", **work)
         finally:
             self._pending -= 1
         if s.version != version or self.sessions.get(uri) is not s:
             raise StaleEdit(f"{uri} changed during the edit (version {s.version}, it was for {version})")
         outcome.stats.update(ms=round((time.perf_counter() - t0) * 1e3, 1))
-        if kind != "fill":  # a fill's work is completions, counted in its own stats
+        if filler is not None:  # a fill's work is completions, counted in its own stats
             outcome.stats.update(denoise_calls=filler.calls, steps=filler.steps)
         if outcome.ok and not edits.edits_inside(outcome.edits, start, end):  # never: edit.py confines them
             log.error("%s produced edits outside the range; dropped", kind)
@@ -865,13 +870,13 @@ class Engine:
         path = folders.uri_to_path(s.uri)
 
         def propose(doc: str, at: int, hole: edits.Hole, i: int) -> list[str]:
-            plan = syntax.plan_span(doc, at, s.lang, max_lines=self.settings.max_lines,
+            tree = syntax.parse(doc, s.lang) if syntax.is_supported(s.lang) else None
+            plan = syntax.plan_span(doc, at, s.lang, tree, max_lines=self.settings.max_lines,
                                     max_tokens=opts.hole_tokens)
             if hole.inline and plan.max_lines > 1:
                 plan = SpanPlan(SpanKind.REST_OF_LINE, 1, min(plan.max_tokens, 32), plan.indent, plan.reason)
             if plan.kind == SpanKind.NONE:
                 return []
-            tree = syntax.parse(doc, s.lang) if syntax.is_supported(s.lang) else None
             req = InfillRequest(doc[:at], doc[at:], plan, s.lang, n=1 if drafts[i] else 3,
                                 seed=opts.seed + 7919 * i, doc_key=s.uri, version=version, drafts=drafts[i],
                                 sample="diffusion" in sources, max_steps=self.settings.steps,
