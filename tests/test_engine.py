@@ -532,3 +532,36 @@ def test_fill_holes_asks_the_completion_pipeline_where_each_hole_stands(tiny_mod
     assert res.outcome.stats["filled"] == 2
     # the lines retrieved from the document where each hole stands (`total = ` goes on as above), never a hole
     assert [[d.text for d in r.drafts] for r in seen] == [["a + b"], ["total = a + b"]]
+
+
+def test_a_fill_the_document_moved_under_is_stale(tiny_model, monkeypatch):
+    """A change while the holes are being filled (here during the first): the command answers StaleEdit and applies
+    nothing; the second hole's completion stops at once (the staleness check between holes cancels the token)."""
+    import threading
+
+    from dgcomplete.engine import StaleEdit
+    from dgcomplete.types import Candidate, InfillResult
+
+    e = Engine(load_model(tiny_model), threads=1)
+    text = "def f(a):\n    x = ???\n    y = ???\n    return x + y\n"
+    e.open("file:///s.py", text, 1, "python")
+    asked: list[str] = []
+
+    async def go():
+        loop = asyncio.get_running_loop()
+
+        def infill(req, cancel=None, **k):
+            if cancel is not None:
+                cancel.raise_if_cancelled()  # as the real infill does at its first step
+            asked.append(req.prefix[-4:])
+            done = threading.Event()
+            loop.call_soon_threadsafe(lambda: (e.change("file:///s.py", 2, [((0, 0, 0, 0), "#\n")]), done.set()))
+            done.wait(5)
+            return InfillResult([Candidate("a")], drops={})
+
+        monkeypatch.setattr(e.local, "infill", infill)
+        with pytest.raises(StaleEdit):
+            await e.edit("fill", "file:///s.py", 0, len(text), 1)
+
+    asyncio.run(go())
+    assert asked == ["x = "] and e.session("file:///s.py").doc.text.startswith("#\ndef f(a):\n    x = ???")
