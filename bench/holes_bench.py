@@ -35,18 +35,13 @@ from typing import Any
 
 from dgcomplete import edit, syntax
 
-from . import RESULTS, display_path, machine_info, model_info, resolve_model
+from . import RESULTS, display_path, machine_info, model_info, pct, resolve_model
+from .repair_bench import FUNCTION_NODES as REPAIR_FUNCTION_NODES
 
 KINDS = ("line", "inline", "body")
-FUNCTION_NODES = {
-    "python": ("function_definition",),
-    "javascript": ("function_declaration", "method_definition", "function_expression", "arrow_function"),
-    "typescript": ("function_declaration", "method_definition", "function_expression", "arrow_function"),
-    "go": ("function_declaration", "method_declaration"),
-    "java": ("method_declaration", "constructor_declaration"),
-    "rust": ("function_item",),
-    "c": ("function_definition",),
-}
+# Repair's definitions, and the arrow functions of JavaScript and TypeScript (statement bodies a hole can stand in)
+FUNCTION_NODES = {lang: types + (("arrow_function",) if lang in ("javascript", "typescript") else ())
+                  for lang, types in REPAIR_FUNCTION_NODES.items()}
 SPLITS = {"dev": ("dev", "dev_langs"), "test": ("test", "test_langs")}
 _ASSIGN = re.compile(r"(?<![=!<>+\-*/%&|^:~.])=(?![=>])")
 
@@ -246,13 +241,13 @@ def table(rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], str]:
         rs = [r for r in rows if kind in ("all", r["kind"])]
         if not rs:
             continue
-        ms = sorted(r["ms"] for r in rs)
+        ms = [r["ms"] for r in rs]
         n = len(rs)
         row = {"kind": kind, "n": n, "filled": sum(r["filled"] for r in rs) / n,
                "exact": sum(r["exact"] for r in rs) / n, "whole_exact": sum(r["whole_exact"] for r in rs) / n,
                "similarity": sum(r["similarity"] for r in rs) / n, "parses": sum(r["parses"] for r in rs) / n,
                "outside": sum(r["outside"] for r in rs),
-               "p50_ms": ms[n // 2], "p95_ms": ms[min(n - 1, int(0.95 * n))]}
+               "p50_ms": round(pct(ms, 50) or 0.0, 1), "p95_ms": round(pct(ms, 95) or 0.0, 1)}
         out.append(row)
         lines.append(f"| {kind} | {n} | {row['filled']:.2f} | {row['exact']:.2f} | {row['whole_exact']:.2f} | "
                      f"{row['similarity']:.2f} | {row['parses']:.2f} | {row['p50_ms']:.0f} | {row['p95_ms']:.0f} |")

@@ -573,28 +573,16 @@ class Engine:
         if enabled is not None and (s.lang or "plaintext") not in enabled:
             return Completion([], offset, offset, version, None, reason=f"completion disabled for {s.lang}")
         t0 = time.perf_counter()
-        plan = syntax.plan_span(text, offset, s.lang, s.doc.tree,
-                                max_lines=max_lines or self.settings.max_lines,
-                                max_tokens=self.settings.max_tokens)
-        if single_line and plan.max_lines > 1:
-            plan = SpanPlan(SpanKind.REST_OF_LINE, 1, min(plan.max_tokens, 32), plan.indent, plan.reason)
+        plan = self._plan(text, offset, s.lang, s.doc.tree, max_lines=max_lines, single_line=single_line)
         t_plan = time.perf_counter()
         if plan.kind == SpanKind.NONE:
             return Completion([], offset, offset, version, plan, {"plan": plan.kind.value}, reason=plan.reason)
         prefix = text[:offset]
         through = s.warm.rest(prefix) if s.warm is not None else None  # typing through what was shown
         drafts = self._drafts(s, text, offset, invoked=n > 1, through=through)
-        # the local model's alternatives are the file's drafts when it has some: its extra (Gumbel-sampled)
-        # rows lost the top item to them on the dev split and added no right answer
-        # (bench/results/invoked_rows_ab.json); a remote backend is asked for n
-        rows = 1 if drafts and self.remote is None else n
-        sources = self.settings.context_sources or CONTEXT_SOURCES
         if seed is None:  # unset: the clock's, so asking again may give other alternatives; the stats say which
             seed = self.settings.seed if self.settings.seed is not None else time.time_ns() % 2**31
-        req = InfillRequest(prefix, text[offset:], plan, s.lang, n=rows, seed=seed, doc_key=uri, version=version,
-                            drafts=drafts, sample="diffusion" in sources, max_steps=self.settings.steps,
-                            # an Invoked request can wait for the causal head's greedy line (~10 encoder passes)
-                            causal=n > 1 and "causal" in sources, invoked=n > 1)
+        req = self._request(text, offset, plan, s, drafts, n, seed, version, remote=self.remote is not None)
         token = cancel or CancelToken()
         if s.inflight is not None and s.inflight is not token:
             s.inflight.cancel("superseded")  # Neovim does not cancel its previous request; we do
@@ -744,12 +732,10 @@ class Engine:
             raise Cancelled("busy: too many requests waiting for the model")
         # a copy of the tree for the model thread (O(1)); the event loop keeps editing the session's own
         tree = s.doc.tree.copy() if s and s.doc.tree is not None and s.doc.text is text else None
-        hook = self._syntax_hook(text, offset, req.plan, s.lang, tree) if s and self.syntax_renoise else None
-        vet = self._vetter(text, offset, req.plan, s.lang if s else None, tree)
-        warm = s.warm if s else None
+        lang, warm = (s.lang, s.warm) if s else (None, None)
         loop = asyncio.get_running_loop()
         self._remember(req.doc_key or "")
-        fut = loop.run_in_executor(self._pool, lambda: self.local.infill(req, token, warm=warm, syntax_hook=hook, vet=vet))
+        fut = loop.run_in_executor(self._pool, lambda: self._infill(req, token, text, offset, lang, tree, warm))
         self._pending += 1
         try:
             return await fut
@@ -758,6 +744,39 @@ class Engine:
             raise
         finally:
             self._pending -= 1
+
+    def _plan(self, text: str, offset: int, lang: str | None, tree: Any, *, max_lines: int | None = None,
+              max_tokens: int | None = None, single_line: bool = False) -> SpanPlan:
+        """The span to fill at ``offset`` (:func:`syntax.plan_span` within the settings' bounds); one line of at most
+        32 tokens when ``single_line``."""
+        plan = syntax.plan_span(text, offset, lang, tree, max_lines=max_lines or self.settings.max_lines,
+                                max_tokens=max_tokens or self.settings.max_tokens)
+        if single_line and plan.max_lines > 1:
+            plan = SpanPlan(SpanKind.REST_OF_LINE, 1, min(plan.max_tokens, 32), plan.indent, plan.reason)
+        return plan
+
+    def _request(self, text: str, offset: int, plan: SpanPlan, s: Session, drafts: list[Candidate], n: int,
+                 seed: int, version: int, *, remote: bool) -> InfillRequest:
+        """The infill job at ``offset``: ``n > 1`` asks as Invoked (several items, the causal line too); ``remote``:
+        for the remote backend."""
+        # the local model's alternatives are the file's drafts when it has some: its extra (Gumbel-sampled)
+        # rows lost the top item to them on the dev split and added no right answer
+        # (bench/results/invoked_rows_ab.json); a remote backend is asked for n
+        rows = 1 if drafts and not remote else n
+        sources = self.settings.context_sources or CONTEXT_SOURCES
+        return InfillRequest(text[:offset], text[offset:], plan, s.lang, n=rows, seed=seed, doc_key=s.uri,
+                             version=version, drafts=drafts, sample="diffusion" in sources,
+                             max_steps=self.settings.steps,
+                             # an Invoked request can wait for the causal head's greedy line (~10 encoder passes)
+                             causal=n > 1 and "causal" in sources, invoked=n > 1)
+
+    def _infill(self, req: InfillRequest, token: CancelToken, text: str, offset: int, lang: str | None, tree: Any,
+                warm: WarmStart | None = None) -> InfillResult:
+        """The local model's candidates for ``req`` at ``offset`` of ``text``, vetted before scoring (model thread)."""
+        assert self.local is not None
+        hook = self._syntax_hook(text, offset, req.plan, lang, tree) if self.syntax_renoise else None
+        vet = self._vetter(text, offset, req.plan, lang, tree)
+        return self.local.infill(req, token, warm=warm, syntax_hook=hook, vet=vet)
 
     def _remember(self, key: str) -> None:
         """Keep at most MAX_CACHED_PREFIXES prefix caches: the least recently used is forgotten (model thread)."""
@@ -864,25 +883,15 @@ class Engine:
         the hole wrote noise (`self_______`) and restored one line of 583 held-out dev holes, this 53
         (bench/results/holes_ab.json).
         """
-        local = self.local
-        assert local is not None
-        sources = self.settings.context_sources or CONTEXT_SOURCES
         path = folders.uri_to_path(s.uri)
 
         def propose(doc: str, at: int, hole: edits.Hole, i: int) -> list[str]:
             tree = syntax.parse(doc, s.lang) if syntax.is_supported(s.lang) else None
-            plan = syntax.plan_span(doc, at, s.lang, tree, max_lines=self.settings.max_lines,
-                                    max_tokens=opts.hole_tokens)
-            if hole.inline and plan.max_lines > 1:
-                plan = SpanPlan(SpanKind.REST_OF_LINE, 1, min(plan.max_tokens, 32), plan.indent, plan.reason)
+            plan = self._plan(doc, at, s.lang, tree, max_tokens=opts.hole_tokens, single_line=hole.inline)
             if plan.kind == SpanKind.NONE:
                 return []
-            req = InfillRequest(doc[:at], doc[at:], plan, s.lang, n=1 if drafts[i] else 3,
-                                seed=opts.seed + 7919 * i, doc_key=s.uri, version=version, drafts=drafts[i],
-                                sample="diffusion" in sources, max_steps=self.settings.steps,
-                                causal="causal" in sources, invoked=True)
-            hook = self._syntax_hook(doc, at, plan, s.lang, tree) if self.syntax_renoise else None
-            res = local.infill(req, token, syntax_hook=hook, vet=self._vetter(doc, at, plan, s.lang, tree))
+            req = self._request(doc, at, plan, s, drafts[i], 3, opts.seed + 7919 * i, version, remote=False)
+            res = self._infill(req, token, doc, at, s.lang, tree)
             items = self._postprocess(res.candidates, doc, at, plan, s.lang, tree, vetted=res.drops is not None,
                                       path=path, as_you_type=False)
             return [c.text for c in items]
