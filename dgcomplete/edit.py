@@ -42,6 +42,8 @@ from .types import Cancelled, CancelToken
 if TYPE_CHECKING:
     from .local import LocalInfiller
 
+TITLES = {"rewrite": "Rewrite selection", "repair": "Repair syntax", "fill": "Fill holes"}  # the commands' names
+
 # ---- results -----------------------------------------------------------------------------------------------
 
 

@@ -814,9 +814,11 @@ class Engine:
         def result(reason: str, **stats: Any) -> EditResult:
             return EditResult(edits.Outcome(reason=reason, stats=stats), start, end, version)
 
-        if self.local is None:
-            why = "the remote backend serves completions only" if self.remote is not None else "no model loaded"
-            raise EngineError(f"rewrites need the local model ({why}{': ' + self.load_error if self.load_error else ''})")
+        if self.local is None and not (kind == "fill" and self.remote is not None):
+            why = ("the remote backend serves completions and Fill holes" if self.remote is not None
+                   else "no model loaded")
+            raise EngineError(f"{edits.TITLES[kind]} needs the local model "
+                              f"({why}{': ' + self.load_error if self.load_error else ''})")
         if len(text) > MAX_DOCUMENT_CHARS:
             return result("document too large")
         if end - start > MAX_EDIT_CHARS:
@@ -832,11 +834,12 @@ class Engine:
                 progress(step, total)
 
         filler = None
+        backend: dict[str, Any] = {}  # a fill's: which backend answered its holes
         if kind == "fill":  # each hole's drafts, read here on the event loop that owns the context index
             drafts = [self._drafts(s, text[: h.start] + text[h.end :], h.start, invoked=True)
                       for h in edits.find_holes(text, start, end)[: edits.MAX_HOLES]]
             propose = self._hole_proposer(s, [[d for d in ds if not edits.is_placeholder(d.text)] for ds in drafts],
-                                          token, opts, version)
+                                          token, opts, version, asyncio.get_running_loop(), backend)
         else:
             filler = edits.ModelFiller(self.local, uri, cancel=token, on_step=on_step, max_passes=MAX_EDIT_PASSES)
 
@@ -865,7 +868,7 @@ class Engine:
             self._pending -= 1
         if s.version != version or self.sessions.get(uri) is not s:
             raise StaleEdit(f"{uri} changed during the edit (version {s.version}, it was for {version})")
-        outcome.stats.update(ms=round((time.perf_counter() - t0) * 1e3, 1))
+        outcome.stats.update(ms=round((time.perf_counter() - t0) * 1e3, 1), **backend)
         if filler is not None:  # a fill's work is completions, counted in its own stats
             outcome.stats.update(denoise_calls=filler.calls, steps=filler.steps)
         if outcome.ok and not edits.edits_inside(outcome.edits, start, end):  # never: edit.py confines them
@@ -874,7 +877,7 @@ class Engine:
         return EditResult(outcome, start, end, version)
 
     def _hole_proposer(self, s: Session, drafts: list[list[Candidate]], token: CancelToken, opts: EditOptions,
-                       version: int) -> edits.Propose:
+                       version: int, loop: asyncio.AbstractEventLoop, backend: dict[str, Any]) -> edits.Propose:
         """Fill holes' proposals: what an Invoked completion would list where the hole stands (model thread).
 
         The same pipeline as :meth:`complete` with ``n > 1``: the span planned at the hole (a line, a statement, a
@@ -882,16 +885,46 @@ class Engine:
         line, the scorer, then the checks every suggestion passes; no gate, the user asked. A bare denoising of
         the hole wrote noise (`self_______`) and restored one line of 583 held-out dev holes, this 53
         (bench/results/holes_ab.json).
+
+        With a remote backend the holes are asked of it, as the completions are (its choices, then the same
+        checks), on the event loop ``loop`` while this thread waits; when it fails, the local model answers that
+        hole and the rest if ``fallbackToLocal`` allows, else the command fails with the server's message.
+        ``backend`` receives the stats: ``backend``, ``remote_holes``, ``remote_ms``, ``fallback`` (the reason).
         """
         path = folders.uri_to_path(s.uri)
+
+        def ask_remote(req: InfillRequest) -> InfillResult | None:
+            """The server's answer, or None once it failed and the local model may stand in (model thread)."""
+            try:
+                res = asyncio.run_coroutine_threadsafe(self.remote.infill(req, token), loop).result()
+            except Cancelled:
+                raise
+            except Exception as e:  # RemoteError and transport failures
+                message = getattr(e, "message", str(e))
+                if not (self.fallback_to_local and self.local is not None):
+                    raise EngineError(message) from e
+                log.warning("remote backend failed (%s); the local model fills the holes", message)
+                backend.update(backend="local", fallback=message)
+                return None
+            backend["remote_holes"] = backend.get("remote_holes", 0) + 1
+            backend["remote_ms"] = round(backend.get("remote_ms", 0.0) + float(res.stats.get("remote_ms", 0.0)), 2)
+            return res
+
+        if self.remote is not None:
+            backend["backend"] = "remote"
 
         def propose(doc: str, at: int, hole: edits.Hole, i: int) -> list[str]:
             tree = syntax.parse(doc, s.lang) if syntax.is_supported(s.lang) else None
             plan = self._plan(doc, at, s.lang, tree, max_tokens=opts.hole_tokens, single_line=hole.inline)
             if plan.kind == SpanKind.NONE:
                 return []
-            req = self._request(doc, at, plan, s, drafts[i], 3, opts.seed + 7919 * i, version, remote=False)
-            res = self._infill(req, token, doc, at, s.lang, tree)
+            seed = opts.seed + 7919 * i
+            res = None
+            if self.remote is not None and "fallback" not in backend:
+                res = ask_remote(self._request(doc, at, plan, s, [], 3, seed, version, remote=True))
+            if res is None:
+                req = self._request(doc, at, plan, s, drafts[i], 3, seed, version, remote=False)
+                res = self._infill(req, token, doc, at, s.lang, tree)
             items = self._postprocess(res.candidates, doc, at, plan, s.lang, tree, vetted=res.drops is not None,
                                       path=path, as_you_type=False)
             return [c.text for c in items]

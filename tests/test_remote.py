@@ -487,3 +487,67 @@ def test_standalone_server_runs():
         proc.terminate()
         proc.wait(timeout=5)
         proc.stdout.close()
+
+
+# ------------------------------------------------------------------------------- Fill holes, remote
+HOLES = ("def add(a, b):\n    total = a + b\n    return total\n\n\ndef sub(a, b):\n    total = ???\n"
+         "    return total\n\n\ndef mul(a, b):\n    ...\n")
+
+
+async def _fill(engine, text: str = HOLES, uri: str = "file:///h.py"):
+    from dgcomplete.engine import EditOptions
+
+    engine.open(uri, text, 1, "python")
+    return await engine.edit("fill", uri, 0, len(text), 1, options=EditOptions(seed=3))
+
+
+async def test_fill_holes_asks_the_remote_backend_where_each_hole_stands(fake, make_backend):
+    """Without the local model, each hole is a completion of the remote backend's where it stands (the placeholder
+    taken out, one line for a hole inside a line), its choices judged as the local model's are: what does not parse
+    or is a placeholder again is passed over."""
+    from dgcomplete.engine import Engine, EngineError
+
+    fake.script(Reply(text=["(a", "...", "a - b"]), Reply(text="    return a * b\n"))
+    e = Engine(None, remote=make_backend(), fallback_to_local=False)
+    try:
+        res = await _fill(e)
+        assert res.outcome.ok, res.outcome.reason
+        after = res.outcome.new_text
+        assert "    total = a - b\n" in after and after.endswith("    return a * b\n"), after
+        assert res.outcome.stats["filled"] == 2 and res.outcome.stats["backend"] == "remote"
+        assert res.outcome.stats["remote_holes"] == 2 and "fallback" not in res.outcome.stats
+        first, second = (r.body["messages"][1]["content"] for r in fake.completion_requests)
+        assert "total = </prefix>" in first and "<suffix>\n    return total" in first and "one line only" in first
+        assert "a - b" in second and "def mul(a, b):\n    </prefix>" in second  # the first hole is filled
+        # what it cannot do without the local model says so
+        with pytest.raises(EngineError, match="Repair syntax needs the local model"):
+            await e.edit("repair", "file:///h.py", 0, 10, 1)
+    finally:
+        await e.shutdown()
+
+
+async def test_fill_holes_on_a_failing_remote_backend(fake, make_backend, tiny_model):
+    """The server fails: without fallback the command fails with its message and nothing is written; with the
+    local model and fallback, the local model fills that hole and the rest (the server is not asked again)."""
+    from dgcomplete.engine import Engine, EngineError
+    from dgcomplete.model import load_model
+
+    fake.script(Reply(status=400, error_message="context too long"))
+    e = Engine(None, remote=make_backend(), fallback_to_local=False)
+    try:
+        with pytest.raises(EngineError, match="returned 400: context too long"):
+            await _fill(e)
+        assert e.session("file:///h.py").doc.text == HOLES
+    finally:
+        await e.shutdown()
+    fake.reset()
+    fake.script(Reply(status=400, error_message="context too long"))
+    e = Engine(load_model(tiny_model), threads=1, remote=make_backend(), fallback_to_local=True)
+    try:
+        res = await _fill(e)
+        stats = res.outcome.stats
+        assert stats["backend"] == "local" and "context too long" in stats["fallback"], stats
+        assert "remote_holes" not in stats and stats["proposed"] >= 1
+        assert len(fake.completion_requests) == 1
+    finally:
+        await e.shutdown()

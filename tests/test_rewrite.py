@@ -825,9 +825,40 @@ async def test_engine_edit_on_a_remote_only_engine_says_why():
 
     e = eng.Engine(None, remote=SimpleNamespace(aclose=aclose))
     e.open("file:///r.py", "x = (\n", 1, "python")
-    with pytest.raises(eng.EngineError, match="local model.*remote backend serves completions only"):
+    with pytest.raises(eng.EngineError, match="Repair syntax needs the local model.*remote backend serves completions and Fill holes"):
         await e.edit("repair", "file:///r.py", 0, 5, 1)
     await e.shutdown()
+
+
+async def test_a_remote_only_daemon_fills_holes_through_the_server(tmp_path):
+    """The daemon on a vLLM/SGLang server without the local model: Fill holes is offered (Rewrite and Repair, which
+    need the local model, are not) and applies what the server wrote where each hole stands, judged as usual."""
+    from .fake_openai_server import FakeOpenAIServer, Reply
+
+    with FakeOpenAIServer(model="m") as fake:
+        client = await start_daemon("--backend", "openai", "--url", fake.url, "--remote-model", "m",
+                                    "--local-model", str(tmp_path / "no-local-model"),
+                                    capabilities=rewrite_capabilities())
+        client.applied = []
+        client.feature(lsp.WORKSPACE_APPLY_EDIT)(
+            lambda params: client.applied.append(params.edit) or lsp.ApplyWorkspaceEditResult(applied=True))
+        try:
+            uri, text = "file:///w/remote.py", "def f(x):\n    y = ???\n    return y\n\n\ndef g(x):\n    ...\n"
+            open_doc(client, uri, text, "python", version=4)
+            whole = rng(0, 0, 7, 0)
+            assert [a.data["kind"] for a in await actions(client, uri, whole)] == ["fill"]
+            fake.script(Reply(text=["(x", "x + 1"]), Reply(text="return f(x) * 2"))
+            res = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+                command="dgcomplete.fillHoles", arguments=[arg(uri, whole, 4)]))
+            assert res["applied"] is True and res["stats"]["backend"] == "remote", res
+            doc_edit = client.applied[-1].document_changes[0]
+            assert doc_edit.text_document.version == 4
+            assert apply_to(text, doc_edit.edits) == text.replace("???", "x + 1").replace("...", "return f(x) * 2")
+            with pytest.raises(JsonRpcException, match="Repair syntax needs the local model"):
+                await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+                    command="dgcomplete.repairSyntax", arguments=[arg(uri, whole, 4)]))
+        finally:
+            await stop_daemon(client)
 
 
 # ---- requests to the client: timeouts, malformed replies, progress that always ends (raw client) ------------
