@@ -208,6 +208,84 @@ def _folder_row(root: str, lang: str, f: Folder) -> dict[str, Any]:
     return {"folder": root, "language": lang, "files": len(f.files), "lines": f.total}
 
 
+class RemoteFiller:
+    """Rewrite's and Repair's :data:`edit.Filler` on a remote backend: a job's span is sent as the selection to
+    rewrite or repair (chat mode; completions mode fills it anew from its surroundings) and the reply is its new
+    text, judged by :mod:`edit` as the local model's is. Called on the model thread, which waits while ``loop`` runs
+    the request (cancelled with ``cancel``). A repair round's job sends only the lines of its error points and one
+    line either side, the rest of the range going with the prefix and the suffix.
+
+    ``rank`` (the local model's filler, when loaded) orders Repair's one-token edits, else they keep their order;
+    when the server fails, ``fallback`` (the same, if ``fallbackToLocal`` allows) takes that job and the rest, else
+    the command fails with the server's message. ``stats`` receives ``backend``, ``remote_calls``, ``remote_ms``
+    and ``fallback`` (the reason).
+    """
+
+    def __init__(self, remote: Any, loop: asyncio.AbstractEventLoop, task: str, lang: str | None,
+                 cancel: CancelToken, on_step: Callable[[int, int], None] | None, stats: dict[str, Any], *,
+                 rank: edits.ModelFiller | None = None, fallback: edits.ModelFiller | None = None) -> None:
+        self.remote, self.loop, self.task, self.lang, self.cancel = remote, loop, task, lang, cancel
+        self.on_step, self.stats, self._rank, self.fallback = on_step, stats, rank, fallback
+        self.failed = False
+        stats.update(backend="remote", remote_calls=0, remote_ms=0.0)
+
+    @property
+    def calls(self) -> int:  # the local model's work (ranking, fallback), as a ModelFiller counts it
+        local = self._rank or self.fallback
+        return local.calls if local is not None else 0
+
+    @property
+    def steps(self) -> int:
+        local = self._rank or self.fallback
+        return local.steps if local is not None else 0
+
+    def rank(self, prefix: str, options: list[str], suffix: str) -> list[float]:
+        return self._rank.rank(prefix, options, suffix) if self._rank is not None else [0.0] * len(options)
+
+    def __call__(self, job: edits.SpanJob) -> str:
+        if self.failed and self.fallback is not None:
+            return self.fallback(job)
+        middle, lo, hi = job.middle, 0, len(job.middle)
+        if job.noise:  # a repair round: the lines of its points, one line either side
+            a, b = min(x for x, _ in job.noise), max(y for _, y in job.noise)
+            lo = middle.rfind("\n", 0, max(0, middle.rfind("\n", 0, a))) + 1
+            for _ in range(2):
+                nl = middle.find("\n", b)
+                hi = len(middle) if nl < 0 else nl
+                b = hi + 1
+                if nl < 0:
+                    break
+        before, piece, after = middle[:lo], middle[lo:hi], middle[hi:]
+        prefix = job.prefix + before
+        lines = piece.count("\n") + 1
+        plan = SpanPlan(SpanKind.RANGE, max_lines=2 * lines + 2, max_tokens=len(piece) // 2 + 32)
+        req = InfillRequest(prefix, after + job.suffix, plan, self.lang, seed=job.seed, task=self.task,
+                            original=piece)
+        if self.on_step is not None:
+            self.on_step(0, 1)  # staleness and progress, as between denoising steps
+        try:
+            res = asyncio.run_coroutine_threadsafe(self.remote.infill(req, self.cancel), self.loop).result()
+        except Cancelled:
+            raise
+        except Exception as e:  # RemoteError and transport failures
+            message = getattr(e, "message", str(e))
+            if self.fallback is None:
+                raise EngineError(message) from e
+            log.warning("remote backend failed (%s); the local model does the %s", message, self.task)
+            self.failed = True
+            self.stats.update(backend="local", fallback=message)
+            return self.fallback(job)
+        self.stats["remote_calls"] += 1
+        self.stats["remote_ms"] = round(self.stats["remote_ms"] + float(res.stats.get("remote_ms", 0.0)), 2)
+        if not res.candidates:
+            return middle  # unchanged: no edit
+        text = res.candidates[0].text
+        lead = prefix[prefix.rfind("\n") + 1 :]
+        if lead and not lead.strip() and text.startswith(lead):  # the selection's indentation, written again
+            text = text[len(lead) :]
+        return before + text + after
+
+
 class Engine:
     def __init__(
         self,
@@ -814,11 +892,9 @@ class Engine:
         def result(reason: str, **stats: Any) -> EditResult:
             return EditResult(edits.Outcome(reason=reason, stats=stats), start, end, version)
 
-        if self.local is None and not (kind == "fill" and self.remote is not None):
-            why = ("the remote backend serves completions and Fill holes" if self.remote is not None
-                   else "no model loaded")
-            raise EngineError(f"{edits.TITLES[kind]} needs the local model "
-                              f"({why}{': ' + self.load_error if self.load_error else ''})")
+        if self.local is None and self.remote is None:
+            raise EngineError(f"{edits.TITLES[kind]} needs a model (no model loaded"
+                              f"{': ' + self.load_error if self.load_error else ''})")
         if len(text) > MAX_DOCUMENT_CHARS:
             return result("document too large")
         if end - start > MAX_EDIT_CHARS:
@@ -841,7 +917,12 @@ class Engine:
             propose = self._hole_proposer(s, [[d for d in ds if not edits.is_placeholder(d.text)] for ds in drafts],
                                           token, opts, version, asyncio.get_running_loop(), backend)
         else:
-            filler = edits.ModelFiller(self.local, uri, cancel=token, on_step=on_step, max_passes=MAX_EDIT_PASSES)
+            local = None if self.local is None else edits.ModelFiller(self.local, uri, cancel=token, on_step=on_step,
+                                                                      max_passes=MAX_EDIT_PASSES)
+            filler = local
+            if self.remote is not None:  # the server rewrites or repairs, as it completes
+                filler = RemoteFiller(self.remote, asyncio.get_running_loop(), kind, lang, token, on_step, backend,
+                                      rank=local, fallback=local if self.fallback_to_local else None)
 
         def run() -> edits.Outcome:
             if kind == "rewrite":

@@ -9,8 +9,9 @@ checks staleness and decides soundness through :mod:`edit`), and turn its outcom
     dgcomplete.rewriteSelection / dgcomplete.repairSyntax / dgcomplete.fillHoles
         argument: {uri, range, version} (+ optional seed, fraction)
         result:   {applied, newText, reason, stats}     (reason: one line, why nothing was applied)
-    a stale version answers ContentModified (-32801) and applies nothing; a server without the local model
-    answers RequestFailed (-32803) to rewrite and repair (with a remote backend, Fill holes asks it instead).
+    a stale version answers ContentModified (-32801) and applies nothing; a server without a model (neither the
+    local one nor a remote backend) answers RequestFailed (-32803), as does a remote backend that fails without
+    ``fallbackToLocal``.
 
 Every request to the client (``window/workDoneProgress/create``, ``workspace/applyEdit``) is bounded by
 ``CLIENT_TIMEOUT_S`` (environment ``DGCOMPLETE_CLIENT_TIMEOUT_S``) and reads the reply untyped, so a client
@@ -339,12 +340,10 @@ def _resolve_supported(ls: RewriteServer) -> bool:
 
 
 async def code_actions(ls: RewriteServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction] | None:
-    """Cheap listing (no model work): Rewrite (variants), Repair (errors in range), Fill holes (holes); on a remote
-    backend without the local model, Fill holes only (what it can run)."""
+    """Cheap listing (no model work): Rewrite (variants), Repair (errors in range), Fill holes (holes)."""
     engine, _ = await ls.engine_or_reason()
     if engine is None or (engine.local is None and engine.remote is None):
         return None
-    local = engine.local is not None
     try:
         v = _view(ls, params.text_document.uri)
     except JsonRpcInvalidParams:
@@ -362,12 +361,12 @@ async def code_actions(ls: RewriteServer, params: lsp.CodeActionParams) -> list[
             title=f"dgcomplete: {title}", kind=KINDS[kind], data=data, diagnostics=diagnostics,
             command=None if lazy else lsp.Command(title=title, command=COMMANDS[kind], arguments=[data])))
 
-    if local and _wants(only, KINDS["rewrite"]) and end > start and text[start:end].strip():
+    if _wants(only, KINDS["rewrite"]) and end > start and text[start:end].strip():
         n = max(1, min(3, ls.settings.rewrite_variants))
         for k in range(n):
             add("rewrite", TITLES["rewrite"] + (f" (variant {k + 1})" if n > 1 else ""), seed=k)
     lo, hi = _span(v, "repair", params.range)
-    if local and _wants(only, KINDS["repair"]) and edit.errors_in_range(edit.error_nodes(text, s.lang, s.doc.tree, s.doc.index()), lo, hi):
+    if _wants(only, KINDS["repair"]) and edit.errors_in_range(edit.error_nodes(text, s.lang, s.doc.tree, s.doc.index()), lo, hi):
         add("repair", TITLES["repair"], diagnostics=list(params.context.diagnostics) or None)
     if _wants(only, KINDS["fill"]) and edit.find_holes(text, lo, hi):
         add("fill", TITLES["fill"])

@@ -55,6 +55,10 @@ class InfillRequest:
     sample: bool = True  # denoise samples of the model's own (off: only score the drafts)
     causal: bool = False  # also the causal head's greedy continuation of the prefix (an Invoked request's extra)
     invoked: bool = False  # asked for explicitly (several items, shown without the gate): decoded left to right
+    # a rewrite command's job on a remote backend: "rewrite" or "repair" the span's current text ``original``
+    # (sent in chat mode) instead of filling an empty span ("fill")
+    task: str = "fill"
+    original: str = ""
 
 
 @dataclass

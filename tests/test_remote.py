@@ -505,7 +505,7 @@ async def test_fill_holes_asks_the_remote_backend_where_each_hole_stands(fake, m
     """Without the local model, each hole is a completion of the remote backend's where it stands (the placeholder
     taken out, one line for a hole inside a line), its choices judged as the local model's are: what does not parse
     or is a placeholder again is passed over."""
-    from dgcomplete.engine import Engine, EngineError
+    from dgcomplete.engine import Engine
 
     fake.script(Reply(text=["(a", "...", "a - b"]), Reply(text="    return a * b\n"))
     e = Engine(None, remote=make_backend(), fallback_to_local=False)
@@ -519,9 +519,6 @@ async def test_fill_holes_asks_the_remote_backend_where_each_hole_stands(fake, m
         first, second = (r.body["messages"][1]["content"] for r in fake.completion_requests)
         assert "total = </prefix>" in first and "<suffix>\n    return total" in first and "one line only" in first
         assert "a - b" in second and "def mul(a, b):\n    </prefix>" in second  # the first hole is filled
-        # what it cannot do without the local model says so
-        with pytest.raises(EngineError, match="Repair syntax needs the local model"):
-            await e.edit("repair", "file:///h.py", 0, 10, 1)
     finally:
         await e.shutdown()
 
@@ -549,5 +546,90 @@ async def test_fill_holes_on_a_failing_remote_backend(fake, make_backend, tiny_m
         assert stats["backend"] == "local" and "context too long" in stats["fallback"], stats
         assert "remote_holes" not in stats and stats["proposed"] >= 1
         assert len(fake.completion_requests) == 1
+    finally:
+        await e.shutdown()
+
+
+# --------------------------------------------------------------------------- Rewrite and Repair, remote
+CODE = "def f(x):\n    y = x+1\n    return y\n"
+
+
+async def test_rewrite_asks_the_remote_backend_with_the_selection(fake, make_backend):
+    """Rewrite selection sends the selection between the text before and after it (chat mode) and writes the reply
+    in its place: the first variant greedy, the others sampled; a reply that breaks the file is not applied."""
+    from dgcomplete.engine import EditOptions, Engine
+
+    e = Engine(None, remote=make_backend(), fallback_to_local=False)
+    try:
+        e.open("file:///r.py", CODE, 1, "python")
+        start, end = CODE.index("y = x"), len(CODE) - 1
+        fake.script(Reply(text="```python\n    y = x + 1\n    return y\n```"))
+        res = await e.edit("rewrite", "file:///r.py", start, end, 1)
+        assert res.outcome.ok, res.outcome.reason
+        assert res.outcome.new_text == "y = x + 1\n    return y" and res.outcome.stats["remote_calls"] == 1
+        (rq,) = fake.completion_requests
+        system, user = (m["content"] for m in rq.body["messages"])
+        assert "code editing engine" in system and rq.body["temperature"] == 0.0
+        assert "Task: rewrite the selected code" in user
+        assert "<prefix>def f(x):\n    </prefix>\n<selection>y = x+1\n    return y</selection>\n<suffix>\n</suffix>" in user
+        fake.script(Reply(text="y = (x + 1\n    return y"))
+        res = await e.edit("rewrite", "file:///r.py", start, end, 1, options=EditOptions(seed=2))
+        assert not res.outcome.ok and res.outcome.reason, res.outcome
+        assert fake.completion_requests[-1].body["temperature"] == 0.7
+    finally:
+        await e.shutdown()
+
+
+async def test_repair_asks_the_remote_backend_for_the_error_lines_only(fake, make_backend):
+    """A damage no one-token edit mends: the server gets the error's line and one line either side as the selection
+    (the rest of the range stays context) and its repair is judged by Repair's rules; a one-token repair asks
+    nothing of the server."""
+    from dgcomplete.engine import Engine
+
+    text = "def f(x):\n    a = 1\n    b = 2\n    y = x if else 2\n    c = 3\n    d = 4\n    return y\n"
+    e = Engine(None, remote=make_backend(), fallback_to_local=False)
+    try:
+        e.open("file:///p.py", text, 1, "python")
+        fake.script(Reply(text="    b = 2\n    y = x if x else 2\n    c = 3"))
+        res = await e.edit("repair", "file:///p.py", 0, len(text), 1)
+        assert res.outcome.ok, res.outcome.reason
+        assert res.outcome.new_text == text.replace("if else", "if x else")
+        (rq,) = fake.completion_requests
+        user = rq.body["messages"][1]["content"]
+        assert "<selection>    b = 2\n    y = x if else 2\n    c = 3</selection>" in user
+        assert "Task: the selected code has syntax errors" in user and "    a = 1\n" in user.split("<selection>")[0]
+        # a reply that changes more than the damage needs: not applied
+        fake.script(*[Reply(text="    b = 2\n    y = x if x else 2 + f(x, x, x)\n    c = 3")] * 6)
+        res = await e.edit("repair", "file:///p.py", 0, len(text), 1)
+        assert not res.outcome.ok and "within the damage" in res.outcome.reason, res.outcome
+        assert res.outcome.stats["remote_calls"] == 6  # each round asks again (sampled after the first)
+        fake.reset()
+        e.open("file:///q.py", "x = (1\n", 1, "python")
+        res = await e.edit("repair", "file:///q.py", 0, 7, 1)
+        assert res.outcome.new_text == "x = (1)\n" and res.outcome.stats["remote_calls"] == 0
+        assert fake.completion_requests == []
+    finally:
+        await e.shutdown()
+
+
+async def test_rewrite_on_a_failing_remote_backend_falls_back_or_says_why(fake, make_backend, tiny_model):
+    from dgcomplete.engine import Engine, EngineError
+    from dgcomplete.model import load_model
+
+    fake.script(Reply(status=503, error_message="no capacity"))
+    e = Engine(None, remote=make_backend(max_retries=0), fallback_to_local=False)
+    try:
+        e.open("file:///r.py", CODE, 1, "python")
+        with pytest.raises(EngineError, match="returned 503: no capacity"):
+            await e.edit("rewrite", "file:///r.py", 14, len(CODE) - 1, 1)
+    finally:
+        await e.shutdown()
+    fake.script(Reply(status=503, error_message="no capacity"))
+    e = Engine(load_model(tiny_model), threads=1, remote=make_backend(max_retries=0), fallback_to_local=True)
+    try:
+        e.open("file:///r.py", CODE, 1, "python")
+        res = await e.edit("rewrite", "file:///r.py", 14, len(CODE) - 1, 1)
+        stats = res.outcome.stats
+        assert stats["backend"] == "local" and "no capacity" in stats["fallback"] and stats["steps"] > 0, stats
     finally:
         await e.shutdown()

@@ -817,22 +817,20 @@ async def test_engine_edit_is_queued_bounded_and_stale_checked(tiny_model, monke
         await e.shutdown()
 
 
-async def test_engine_edit_on_a_remote_only_engine_says_why():
+async def test_engine_edit_without_a_model_says_why():
     from dgcomplete import engine as eng
 
-    async def aclose() -> None:
-        pass
-
-    e = eng.Engine(None, remote=SimpleNamespace(aclose=aclose))
+    e = eng.Engine(None)
+    e.load_error = "model directory not found"
     e.open("file:///r.py", "x = (\n", 1, "python")
-    with pytest.raises(eng.EngineError, match="Repair syntax needs the local model.*remote backend serves completions and Fill holes"):
+    with pytest.raises(eng.EngineError, match="Repair syntax needs a model .no model loaded: model directory not"):
         await e.edit("repair", "file:///r.py", 0, 5, 1)
     await e.shutdown()
 
 
-async def test_a_remote_only_daemon_fills_holes_through_the_server(tmp_path):
-    """The daemon on a vLLM/SGLang server without the local model: Fill holes is offered (Rewrite and Repair, which
-    need the local model, are not) and applies what the server wrote where each hole stands, judged as usual."""
+async def test_a_remote_only_daemon_runs_the_rewrite_commands_through_the_server(tmp_path):
+    """The daemon on a vLLM/SGLang server without the local model offers the rewrite commands and applies what the
+    server wrote: where each hole stands (Fill holes), the error's lines anew (Repair), judged as usual."""
     from .fake_openai_server import FakeOpenAIServer, Reply
 
     with FakeOpenAIServer(model="m") as fake:
@@ -846,7 +844,7 @@ async def test_a_remote_only_daemon_fills_holes_through_the_server(tmp_path):
             uri, text = "file:///w/remote.py", "def f(x):\n    y = ???\n    return y\n\n\ndef g(x):\n    ...\n"
             open_doc(client, uri, text, "python", version=4)
             whole = rng(0, 0, 7, 0)
-            assert [a.data["kind"] for a in await actions(client, uri, whole)] == ["fill"]
+            assert {a.data["kind"] for a in await actions(client, uri, whole)} == {"rewrite", "repair", "fill"}
             fake.script(Reply(text=["(x", "x + 1"]), Reply(text="return f(x) * 2"))
             res = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
                 command="dgcomplete.fillHoles", arguments=[arg(uri, whole, 4)]))
@@ -854,9 +852,14 @@ async def test_a_remote_only_daemon_fills_holes_through_the_server(tmp_path):
             doc_edit = client.applied[-1].document_changes[0]
             assert doc_edit.text_document.version == 4
             assert apply_to(text, doc_edit.edits) == text.replace("???", "x + 1").replace("...", "return f(x) * 2")
-            with pytest.raises(JsonRpcException, match="Repair syntax needs the local model"):
-                await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
-                    command="dgcomplete.repairSyntax", arguments=[arg(uri, whole, 4)]))
+            broken = "def f(x):\n    y = x if else 2\n    return y\n"
+            open_doc(client, "file:///w/broken.py", broken, "python", version=1)
+            fake.script(Reply(text="    y = x if x else 2"))
+            res = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
+                command="dgcomplete.repairSyntax", arguments=[arg("file:///w/broken.py", rng(1, 0, 1, 0), 1)]))
+            assert res["applied"] is True and res["stats"]["remote_calls"] == 1, res
+            fixed = apply_to(broken, client.applied[-1].document_changes[0].edits)
+            assert fixed == broken.replace("if else", "if x else")
         finally:
             await stop_daemon(client)
 

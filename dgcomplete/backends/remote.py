@@ -10,6 +10,10 @@ The daemon keeps its syntax layer and span planning locally and sends only the f
 * ``mode="completions"`` (base checkpoints): ``/v1/completions`` with ``fim_template`` rendered around the
   prefix and suffix; the text that comes back is the middle as is.
 
+The rewrite commands send ``task="rewrite"`` / ``"repair"`` requests: in chat mode a system message for a code
+*editing* engine and a user turn that holds the selection (``<selection>…</selection>``) between the prefix and the
+suffix; the reply is the selection's new text (cleaned the same way). Completions mode fills the span anew.
+
 Streaming replies (SSE ``data: {json}`` lines ending with ``data: [DONE]``) are read only until the
 span is complete (first newline for a single-line plan, ``plan.max_lines`` lines otherwise); then the
 HTTP stream is closed, which makes vLLM and SGLang abort the request.  A ``CancelToken`` is polled between
@@ -67,6 +71,20 @@ SYSTEM_PROMPT = (
     "the prefix and the suffix: no explanation, no markdown fences, no tags, and do not repeat the "
     "prefix or the suffix."
 )
+
+# Rewrite selection and Repair syntax: the selection's text goes between the prefix and the suffix, and the reply
+# is its new text. (Completions mode has no place for it: there the span is filled anew from its surroundings.)
+EDIT_SYSTEM_PROMPT = (
+    "You are a code editing engine inside an editor. The user gives the code before a selection between "
+    "<prefix> and </prefix>, the selected code between <selection> and </selection> and the code after it "
+    "between <suffix> and </suffix>. Reply with only the new text of the selection, exactly as it must replace "
+    "the selection between the prefix and the suffix, with the same indentation: no explanation, no markdown "
+    "fences, no tags, and do not repeat the prefix or the suffix."
+)
+_TASKS = {
+    "rewrite": "rewrite the selected code so that it reads better; it must do the same thing.",
+    "repair": "the selected code has syntax errors: correct them, changing as little as possible.",
+}
 
 _KIND_HINTS = {
     SpanKind.REST_OF_LINE: "finish the current line",
@@ -221,6 +239,15 @@ def span_constraint(plan: SpanPlan) -> str:
 
 
 def build_messages(prefix: str, suffix: str, req: InfillRequest) -> list[dict[str, str]]:
+    if req.task in _TASKS:
+        user = (
+            f"Language: {req.language or 'unknown'}\n"
+            f"Task: {_TASKS[req.task]} At most {req.plan.max_lines} lines.\n"
+            f"<prefix>{prefix}</prefix>\n"
+            f"<selection>{req.original}</selection>\n"
+            f"<suffix>{suffix}</suffix>"
+        )
+        return [{"role": "system", "content": EDIT_SYSTEM_PROMPT}, {"role": "user", "content": user}]
     user = (
         f"Language: {req.language or 'unknown'}\n"
         f"Span: {span_constraint(req.plan)}\n"
@@ -280,9 +307,10 @@ def extract_middle(raw: str, req: InfillRequest, mode: str, *, final: bool) -> t
                 return "", False  # the fence line ("```python") is not finished yet
             text = head[nl + 1 :]
         head = text.lstrip(" \t\n")
-        if head.startswith("<middle>"):
-            text = head[len("<middle>") :]
-        for closer in ("\n```", "</middle>"):
+        for tag in ("<middle>", "<selection>"):
+            if head.startswith(tag):
+                text = head[len(tag) :]
+        for closer in ("\n```", "</middle>", "</selection>"):
             pos = text.find(closer)
             if pos >= 0:
                 text, complete = text[:pos], True
@@ -476,8 +504,10 @@ class RemoteBackend:
             body["n"] = n
         if "temperature" not in cfg.extra_body:
             # Several candidates (in one call or in sequential ones) need sampling; one wants greedy.
+            # A rewrite's variants and a repair's later rounds (seed > 0) are sampled too: greedy, each is the first.
+            sampled = req.n > 1 or (req.task in _TASKS and bool(req.seed))
             body["temperature"] = (
-                cfg.temperature if cfg.temperature is not None else (0.7 if req.n > 1 else 0.0)
+                cfg.temperature if cfg.temperature is not None else (0.7 if sampled else 0.0)
             )
         if seed is not None:
             body["seed"] = seed
