@@ -633,3 +633,64 @@ async def test_rewrite_on_a_failing_remote_backend_falls_back_or_says_why(fake, 
         assert stats["backend"] == "local" and "no capacity" in stats["fallback"] and stats["steps"] > 0, stats
     finally:
         await e.shutdown()
+
+
+def _replies(rng, doc: str) -> list[str]:
+    """What a server might send back: pieces of the document, mutated, wrapped, CRLF, tagged, long, empty."""
+    a, b = sorted(rng.sample(range(len(doc) + 1), 2))
+    piece = doc[a:b]
+    cut = rng.randrange(len(piece) + 1)
+    return [piece, piece[:cut] + rng.choice(["(", ")", ":", "???", "\n", "é😀", "</selection>", ""]) + piece[cut:],
+            f"```python\n{piece}\n```", piece.replace("\n", "\r\n"), f"<selection>{piece}</selection>",
+            "    return x\n" * rng.randrange(1, 40), "", " \n ", "x" * rng.randrange(1, 3000),
+            rng.choice(["pass", "...", "return 1", "x = 1", "if x:", "}", "def g(:"])]
+
+
+async def test_whatever_the_server_writes_no_edit_leaves_the_range_or_breaks_the_file(fake, make_backend):
+    """Random replies to random commands on random ranges (remote-only engine): every applied edit lies inside the
+    range, and a file that compiled still compiles (the checks are the daemon's, not the server's)."""
+    import random
+
+    from dgcomplete import edit as edits
+    from dgcomplete.engine import EditOptions, Engine
+
+    docs = ["def f(x):\n    y = ???\n    if y:\n        return y + 1\n    ...\n\n\nclass A:\n    def g(self, z):\n"
+            "        pass  # TODO\n        return z * 2\n",
+            "import os\n\n\ndef h(a, b):\n    c = a + (b\n    return c\n\n\nx = [1, 2,, 3]\n",
+            "def k(items):\n    total = 0\n    for i in items:\n        total += i\n    # TODO: the rest\n"
+            "    return total\r\n"]
+    rng = random.Random(42)
+    e = Engine(None, remote=make_backend(max_retries=0), fallback_to_local=False)
+    applied = compiled = 0
+    try:
+        for case in range(int(os.environ.get("DG_FUZZ_CASES", 90))):
+            doc = rng.choice(docs)
+            kind = ("fill", "rewrite", "repair")[case % 3]
+            start, end = sorted(rng.sample(range(len(doc) + 1), 2))
+            if rng.random() < 0.3:
+                start, end = 0, len(doc)
+            fake.reset()
+            fake.script(*[Reply(text=rng.sample(_replies(rng, doc), 3)) for _ in range(8)])
+            uri = f"file:///fz{case}.py"
+            e.open(uri, doc, 1, "python")
+            res = await e.edit(kind, uri, start, end, 1, options=EditOptions(seed=case % 2))
+            out = res.outcome
+            if out.ok:
+                applied += 1
+                lo, hi = edits.target_span(doc, start, end, kind)
+                assert edits.edits_inside(out.edits, lo, hi), (kind, start, end, out.edits)
+                after = edits.apply_edits(doc, out.edits)
+                broken = [len(edits._error_lines(t, edits.error_nodes(t, "python")))
+                          for t in (edits.neutral_holes(doc, "python"), edits.neutral_holes(after, "python"))]
+                assert broken[1] <= broken[0], (kind, start, end, out.edits)  # no line gains an error
+                try:
+                    compile(doc.replace("\r", ""), "doc", "exec")
+                except SyntaxError:
+                    continue
+                compiled += 1
+                compile(after.replace("\r", ""), "after", "exec")  # raises if the edit broke the file
+            e.close(uri)
+    finally:
+        await e.shutdown()
+    print(f"{applied} edits applied, {compiled} to a file that compiled")
+    assert applied >= 10 and compiled >= 3  # the property is not vacuous
