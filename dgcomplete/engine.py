@@ -283,6 +283,9 @@ class RemoteFiller:
         lead = prefix[prefix.rfind("\n") + 1 :]
         if lead and not lead.strip() and text.startswith(lead):  # the selection's indentation, written again
             text = text[len(lead) :]
+        around = job.prefix[-1000:] + piece + (after + job.suffix)[:1000]
+        if "\r\n" in around and "\n" in text.replace("\r\n", ""):  # the reply comes with "\n": the file's line ends
+            text = text.replace("\r\n", "\n").replace("\n", "\r\n")
         return before + text + after
 
 

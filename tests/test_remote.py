@@ -572,6 +572,11 @@ async def test_rewrite_asks_the_remote_backend_with_the_selection(fake, make_bac
         assert "code editing engine" in system and rq.body["temperature"] == 0.0
         assert "Task: rewrite the selected code" in user
         assert "<prefix>def f(x):\n    </prefix>\n<selection>y = x+1\n    return y</selection>\n<suffix>\n</suffix>" in user
+        crlf = CODE.replace("\n", "\r\n")  # a CRLF file gets CRLF lines (the reply is read with "\n")
+        e.open("file:///c.py", crlf, 1, "python")
+        fake.script(Reply(text="y = x + 1\r\n    return y\r\n"))
+        res = await e.edit("rewrite", "file:///c.py", crlf.index("y = x"), len(crlf) - 2, 1)
+        assert res.outcome.new_text == "y = x + 1\r\n    return y", res.outcome
         fake.script(Reply(text="y = (x + 1\n    return y"))
         res = await e.edit("rewrite", "file:///r.py", start, end, 1, options=EditOptions(seed=2))
         assert not res.outcome.ok and res.outcome.reason, res.outcome
