@@ -216,8 +216,9 @@ def cmd_doctor(args: argparse.Namespace) -> int:
             print(f"grammar {lang}: FAILED ({e})")
     print(f"grammars: {', '.join(ok)}")
     print(f"cpu: {os.cpu_count()} cores, {platform.processor() or platform.machine()}; cuda: {torch.cuda.is_available()}")
+    remote = _remote_from_args(args)
     t0 = time.perf_counter()
-    loaded = _load(args.model)
+    loaded = _load(args.local_model if remote is not None else args.model)
     cfg = loaded.config
     print(f"model: {loaded.path} ({loaded.model.num_parameters(False) / 1e6:.1f}M params, mode {cfg.diffusion.mode}, "
           f"vocab {cfg.vocab_size}, canvas {cfg.canvas_length}) loaded in {(time.perf_counter() - t0) * 1e3:.0f} ms")
@@ -243,7 +244,42 @@ def cmd_doctor(args: argparse.Namespace) -> int:
         verdict = ("no: one character saves no keystroke" if not saves_keystrokes(got)
                    else "yes" if conf >= floor else "no: below the gate")
         print(f"  gate confidence {conf:.2f} (minConfidence {floor:.2f}); shown as you type: {verdict}")
-    return 0
+    return 0 if remote is None else asyncio.run(_doctor_remote(remote))
+
+
+async def _doctor_remote(remote) -> int:
+    """The remote backend as the daemon will use it: the server's models, a timed completion and a timed Fill holes
+    (the server alone, no fallback); 1 when the server cannot serve."""
+    from .engine import Engine, EngineError
+
+    engine = Engine(None, remote=remote, fallback_to_local=False)
+    engine.settings.update({"min_confidence": 0.0})  # what the server writes, as for the local model above
+    try:
+        print(f"remote: {remote.config.url} ({remote.config.mode} mode)")
+        try:
+            print(f"  server: {await remote.health()}")
+        except Exception as e:  # RemoteError: its message is the user's
+            print(f"  server: FAILED ({getattr(e, 'message', e)})")
+            return 1
+        doc = "def is_even(n):\n    return n % 2 == \n\n\ndef is_odd(n):\n    return ???\n"
+        engine.open("file:///doctor.py", doc, 0, "python")
+        at = doc.index("== ") + 3
+        t0 = time.perf_counter()
+        comp = await engine.complete("file:///doctor.py", at, seed=0)
+        ms = (time.perf_counter() - t0) * 1e3
+        got = comp.items[0].text if comp.items else f"(none: {comp.reason})"
+        print(f"  completion in {ms:.0f} ms: 'return n % 2 == {got}'")
+        t0 = time.perf_counter()
+        res = await engine.edit("fill", "file:///doctor.py", doc.index("???"), doc.index("???") + 3, 0)
+        ms = (time.perf_counter() - t0) * 1e3
+        filled = res.outcome.new_text.strip() if res.outcome.ok else f"(none: {res.outcome.reason})"
+        print(f"  Fill holes in {ms:.0f} ms: 'return {filled}'")
+        return 0
+    except EngineError as e:
+        print(f"  FAILED: {e}")
+        return 1
+    finally:
+        await engine.shutdown()
 
 
 def cmd_train(args: argparse.Namespace, rest: list[str]) -> int:
@@ -322,8 +358,15 @@ def main(argv: list[str] | None = None) -> int:
     i.add_argument("--max-lines", type=int)
 
     d = sub.add_parser("doctor", help="check versions, grammars, model, threads and a timed completion")
-    d.add_argument("--model")
+    d.add_argument("--model", help="checkpoint directory (default: the embedded model); with --backend openai: "
+                                   "the model name on the server")
     d.add_argument("--threads", type=int)
+    d.add_argument("--backend", choices=["local", "openai"], default="local",
+                   help="openai: also check the remote server (its models, a completion and a Fill holes)")
+    d.add_argument("--url")
+    d.add_argument("--remote-model")
+    d.add_argument("--local-model", help="with --backend openai: the local checkpoint to check too")
+    d.add_argument("--api-key-env")
 
     t = sub.add_parser("train", help="build the corpus / tokenizer, or train (args passed through)")
     t.add_argument("what", choices=["corpus", "tokenizer", "model"])

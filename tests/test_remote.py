@@ -699,3 +699,18 @@ async def test_whatever_the_server_writes_no_edit_leaves_the_range_or_breaks_the
         await e.shutdown()
     print(f"{applied} edits applied, {compiled} to a file that compiled")
     assert applied >= 10 and compiled >= 3  # the property is not vacuous
+
+
+def test_doctor_checks_the_remote_server(fake, tiny_model):
+    """`dgcomplete doctor --backend openai`: the server's models, a timed completion and a Fill holes through it;
+    exit status 1 with the reason when the server cannot serve."""
+    fake.script(Reply(text="0"), Reply(text="n % 2 == 1"))
+    cmd = [sys.executable, "-m", "dgcomplete", "doctor", "--threads", "1", "--backend", "openai", "--url", fake.url,
+           "--model", MODEL, "--local-model", str(tiny_model)]
+    out = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert f"server: {fake.url}: {MODEL}" in out.stdout
+    assert "completion in" in out.stdout and "'return n % 2 == 0'" in out.stdout
+    assert "Fill holes in" in out.stdout and "'return n % 2 == 1'" in out.stdout
+    out = subprocess.run([*cmd[:-4], "--model", "other", *cmd[-2:]], capture_output=True, text=True, timeout=300)
+    assert out.returncode == 1 and "server: FAILED (" in out.stdout and "does not serve model 'other'" in out.stdout
