@@ -591,20 +591,20 @@ async def test_repair_asks_the_remote_backend_for_the_error_lines_only(fake, mak
     nothing of the server."""
     from dgcomplete.engine import Engine
 
-    text = "def f(x):\n    a = 1\n    b = 2\n    y = x if else 2\n    c = 3\n    d = 4\n    return y\n"
+    text = "def f(x):\n    a = 1\n    b = 2\n    y = x y z\n    c = 3\n    d = 4\n    return y\n"
     e = Engine(None, remote=make_backend(), fallback_to_local=False)
     try:
         e.open("file:///p.py", text, 1, "python")
-        fake.script(Reply(text="    b = 2\n    y = x if x else 2\n    c = 3"))
+        fake.script(Reply(text="    b = 2\n    y = x + y + z\n    c = 3"))
         res = await e.edit("repair", "file:///p.py", 0, len(text), 1)
         assert res.outcome.ok, res.outcome.reason
-        assert res.outcome.new_text == text.replace("if else", "if x else")
+        assert res.outcome.new_text == text.replace("x y z", "x + y + z")
         (rq,) = fake.completion_requests
         user = rq.body["messages"][1]["content"]
-        assert "<selection>    b = 2\n    y = x if else 2\n    c = 3</selection>" in user
+        assert "<selection>    b = 2\n    y = x y z\n    c = 3</selection>" in user
         assert "Task: the selected code has syntax errors" in user and "    a = 1\n" in user.split("<selection>")[0]
         # a reply that changes more than the damage needs: not applied
-        fake.script(*[Reply(text="    b = 2\n    y = x if x else 2 + f(x, x, x)\n    c = 3")] * 6)
+        fake.script(*[Reply(text="    b = 2\n    y = x + y + z + f(x, x, x)\n    c = 3")] * 6)
         res = await e.edit("repair", "file:///p.py", 0, len(text), 1)
         assert not res.outcome.ok and "within the damage" in res.outcome.reason, res.outcome
         assert res.outcome.stats["remote_calls"] == 6  # each round asks again (sampled after the first)

@@ -163,6 +163,28 @@ def test_repair_rewrites_a_wrong_closer_and_takes_out_a_token_written_twice():
     assert out.ok and out.stats["deleted"] == "" and edit.apply_edits(py, out.edits) == py.replace("x))", "x)")
 
 
+def test_repair_puts_back_a_word_that_was_left_out():
+    """A deleted name or keyword (`x if else 2`, `for in`): one of the words used around the damage inserted where a
+    token could go, a blank added where it would touch a word, is a one-token edit too; the model ranks those that
+    parse with the punctuation edits."""
+    py = "def f(x, items):\n    total = 0\n    y = x if else 2\n    return y + total\n"
+    ranked = RankedFiller("    y = x if x else 2")
+    out = edit.repair(py, 0, len(py), "python", ranked)
+    assert out.ok and out.stats["rounds"] == 0 and out.stats["inserted_word"] == " x", out
+    assert edit.apply_edits(py, out.edits) == py.replace("if else", "if x else")
+    assert {"    y = x if x else 2", "    y = x if total else 2"} <= set(ranked.seen[0][1])
+    assert {"x", "total", "y"} == set(edit.near_words(py, [(py.index("else"), py.index("else"))])[:3])  # twice each
+    js = "function f(items) {\n  let total = 0;\n  for (const  of items) {\n    total += it;\n  }\n  return total;\n}\n"
+    out = edit.repair(js, 0, len(js), "javascript", RankedFiller("  for (const it of items) {"))
+    assert out.ok and edit.apply_edits(js, out.edits) == js.replace("const  of", "const it of"), out
+    # where a punctuation edit mends it too (`.x = x` without its `.`), the model chooses between them
+    cls = "class A:\n    def f(self, x):\n        self.y = x\n        .x = x\n        return self\n"
+    ranked = RankedFiller("        self.x = x")
+    out = edit.repair(cls, 0, len(cls), "python", ranked)
+    assert out.ok and out.stats["single_edits"] > 0 and out.stats["inserted_word"] == "self", out
+    assert "        x = x" in ranked.seen[0][1] and edit.apply_edits(cls, out.edits) == cls.replace(" .x", " self.x")
+
+
 def test_repair_inserts_what_the_parser_reports_missing():
     """When the model's rounds leave errors one token cannot fix, MISSING tokens tree-sitter names (here two
     ")") are inserted."""
@@ -852,14 +874,14 @@ async def test_a_remote_only_daemon_runs_the_rewrite_commands_through_the_server
             doc_edit = client.applied[-1].document_changes[0]
             assert doc_edit.text_document.version == 4
             assert apply_to(text, doc_edit.edits) == text.replace("???", "x + 1").replace("...", "return f(x) * 2")
-            broken = "def f(x):\n    y = x if else 2\n    return y\n"
+            broken = "def f(x):\n    y = x y z\n    return y\n"
             open_doc(client, "file:///w/broken.py", broken, "python", version=1)
-            fake.script(Reply(text="    y = x if x else 2"))
+            fake.script(Reply(text="    y = x + y + z"))
             res = await client.workspace_execute_command_async(lsp.ExecuteCommandParams(
                 command="dgcomplete.repairSyntax", arguments=[arg("file:///w/broken.py", rng(1, 0, 1, 0), 1)]))
             assert res["applied"] is True and res["stats"]["remote_calls"] == 1, res
             fixed = apply_to(broken, client.applied[-1].document_changes[0].edits)
-            assert fixed == broken.replace("if else", "if x else")
+            assert fixed == broken.replace("x y z", "x + y + z")
         finally:
             await stop_daemon(client)
 
