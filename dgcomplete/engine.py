@@ -9,6 +9,7 @@ which stops within one denoising step. Results for a document version that moved
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import copy
 import logging
 import os
@@ -255,6 +256,12 @@ class RemoteFiller:
                 b = hi + 1
                 if nl < 0:
                     break
+            # line breaks and blanks at its edges stay around it (a reply is read without them: a CRLF line's
+            # "\r", the blank lines beside the error, would be lost)
+            while lo < hi and middle[lo] in "\r\n":
+                lo += 1
+            while hi > lo and middle[hi - 1] in " \t\r\n":
+                hi -= 1
         before, piece, after = middle[:lo], middle[lo:hi], middle[hi:]
         prefix = job.prefix + before
         lines = piece.count("\n") + 1
@@ -267,6 +274,8 @@ class RemoteFiller:
             res = asyncio.run_coroutine_threadsafe(self.remote.infill(req, self.cancel), self.loop).result()
         except Cancelled:
             raise
+        except concurrent.futures.CancelledError as e:  # the call's task was cancelled (the loop is closing)
+            raise Cancelled("cancelled") from e
         except Exception as e:  # RemoteError and transport failures
             message = getattr(e, "message", str(e))
             if self.fallback is None:
@@ -277,11 +286,14 @@ class RemoteFiller:
             return self.fallback(job)
         self.stats["remote_calls"] += 1
         self.stats["remote_ms"] = round(self.stats["remote_ms"] + float(res.stats.get("remote_ms", 0.0)), 2)
+        if not res.candidates and res.stats.get("cut_short"):
+            raise EngineError(f"the server's reply stopped at remote.maxTokensCap ({self.remote.config.max_tokens_cap} "
+                              "tokens) before the end of the selection: select less, or raise it")
         if not res.candidates:
             return middle  # unchanged: no edit
         text = res.candidates[0].text
         lead = prefix[prefix.rfind("\n") + 1 :]
-        if lead and not lead.strip() and text.startswith(lead):  # the selection's indentation, written again
+        if lead and not lead.strip() and not piece[:1].isspace() and text.startswith(lead):  # written again
             text = text[len(lead) :]
         around = job.prefix[-1000:] + piece + (after + job.suffix)[:1000]
         if "\r\n" in around and "\n" in text.replace("\r\n", ""):  # the reply comes with "\n": the file's line ends
@@ -983,6 +995,8 @@ class Engine:
                 res = asyncio.run_coroutine_threadsafe(self.remote.infill(req, token), loop).result()
             except Cancelled:
                 raise
+            except concurrent.futures.CancelledError as e:  # the call's task was cancelled (the loop is closing)
+                raise Cancelled("cancelled") from e
             except Exception as e:  # RemoteError and transport failures
                 message = getattr(e, "message", str(e))
                 if not (self.fallback_to_local and self.local is not None):

@@ -66,6 +66,7 @@ class Reply:
     error_code: int = 500  # code of the mid-stream error event
     ignore_n: bool = False  # answer one choice whatever "n" asks (servers without n support)
     ignore_stop: bool = False  # do not cut the text at the request's stop strings
+    finish_reason: str = "stop"  # e.g. "length": the reply stopped at max_tokens
 
     def text_for(self, index: int, default: str) -> str:
         if self.text is None:
@@ -412,7 +413,7 @@ class _Handler(BaseHTTPRequestHandler):
         texts, finish = [], []
         for i in range(n):
             text = reply.text_for(i, fake.default_text)
-            reason = "stop"
+            reason = reply.finish_reason
             if not reply.ignore_stop:
                 cuts = [text.find(s) for s in stops if s and s in text]
                 if cuts:

@@ -714,3 +714,40 @@ def test_doctor_checks_the_remote_server(fake, tiny_model):
     assert "Fill holes in" in out.stdout and "'return n % 2 == 1'" in out.stdout
     out = subprocess.run([*cmd[:-4], "--model", "other", *cmd[-2:]], capture_output=True, text=True, timeout=300)
     assert out.returncode == 1 and "server: FAILED (" in out.stdout and "does not serve model 'other'" in out.stdout
+
+
+async def test_remote_repair_keeps_line_ends_blank_lines_and_indentation(fake, make_backend):
+    """The error's window is sent without the line breaks at its edges: a CRLF file keeps its "\\r", the blank lines
+    beside the error stay; a range that begins inside the indentation keeps the indentation the server echoes; a
+    rewrite whose reply stopped at maxTokensCap is refused with a message that says so."""
+    from dgcomplete.engine import Engine, EngineError
+
+    e = Engine(None, remote=make_backend(), fallback_to_local=False)
+    try:
+        text = "def f(x):\r\n    b = 2\r\n    y = x y z\r\n    c = 3\r\n    return y\r\n"
+        e.open("file:///crlf.py", text, 1, "python")
+        fake.script(Reply(text="    b = 2\n    y = x + y + z\n    c = 3"))
+        res = await e.edit("repair", "file:///crlf.py", 0, len(text), 1)
+        assert res.outcome.new_text == text.replace("x y z", "x + y + z"), res.outcome
+        text = "def f(x):\n    b = 2\n\n    y = x y z\n\n    return y\n"
+        e.open("file:///blank.py", text, 1, "python")
+        fake.script(Reply(text="    y = x + y + z"))
+        res = await e.edit("repair", "file:///blank.py", 0, len(text), 1)
+        assert res.outcome.new_text == text.replace("x y z", "x + y + z"), res.outcome
+        js = "function f(x) {\n    let y = x y z;\n    return y;\n}\n"
+        e.open("file:///ind.js", js, 1, "javascript")
+        start = js.index("    let") + 2  # inside the indentation
+        fake.script(Reply(text="  let y = x + y + z;"))
+        res = await e.edit("repair", "file:///ind.js", start, js.index("\n    return"), 1)
+        assert edit_result(js, res) == js.replace("x y z", "x + y + z"), res.outcome
+        fake.script(Reply(text="y = x + 1", finish_reason="length"))
+        with pytest.raises(EngineError, match="stopped at remote.maxTokensCap .512 tokens"):
+            await e.edit("rewrite", "file:///blank.py", text.index("b = 2"), text.index("\n\n    return"), 1)
+    finally:
+        await e.shutdown()
+
+
+def edit_result(text, res):
+    from dgcomplete import edit as edits
+
+    return edits.apply_edits(text, res.outcome.edits)

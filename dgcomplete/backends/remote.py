@@ -670,7 +670,7 @@ class RemoteBackend:
                 raise self._http_error(resp)
             if stats["ttfb_ms"] < 0:
                 stats["ttfb_ms"] = round((time.monotonic() - t0) * 1000.0, 2)
-            return self._parse_full(resp, req)
+            return self._parse_full(resp, req, stats)
         except httpx.HTTPError as exc:
             raise self._transport_error(exc) from exc
 
@@ -687,6 +687,7 @@ class RemoteBackend:
         raw: dict[str, str] = {}
         complete: set[int] = set()  # the span is complete: more text cannot change the middle
         finished: set[int] = set()  # the server sent a finish_reason
+        cut: set[int] = set()  # ... and it was "length": the reply stopped at max_tokens
         async with contextlib.aclosing(resp.aiter_lines()) as lines:
             async for line in lines:
                 if cancel is not None:
@@ -724,6 +725,8 @@ class RemoteBackend:
                         raw[idx] = raw.get(idx, "") + piece
                     if choice.get("finish_reason"):
                         finished.add(idx)
+                        if choice["finish_reason"] == "length":
+                            cut.add(idx)
                 if got_text:
                     stats["chunks"] += 1
                     if stats["ttfb_ms"] < 0:
@@ -738,9 +741,17 @@ class RemoteBackend:
                     ):
                         log.debug("span complete after %d chunks; closing the stream", stats["chunks"])
                         break
-        return [extract_middle(raw[i], req, mode, final=True)[0] for i in sorted(raw)]
+        return self._whole(raw, cut, req, stats)
 
-    def _parse_full(self, resp: httpx.Response, req: InfillRequest) -> list[str]:
+    def _whole(self, raw: dict[int, str], cut: set[int], req: InfillRequest, stats: dict[str, Any]) -> list[str]:
+        """The middles of the choices; an edit task's reply cut at ``max_tokens`` is no reply (it would drop the end
+        of the selection), counted in ``stats["cut_short"]``."""
+        if req.task in _TASKS and cut:
+            stats["cut_short"] = stats.get("cut_short", 0) + len(cut)
+            raw = {i: t for i, t in raw.items() if i not in cut}
+        return [extract_middle(raw[i], req, self.config.mode, final=True)[0] for i in sorted(raw)]
+
+    def _parse_full(self, resp: httpx.Response, req: InfillRequest, stats: dict[str, Any]) -> list[str]:
         try:
             obj = resp.json()
         except ValueError:
@@ -752,13 +763,16 @@ class RemoteBackend:
         if msg:
             raise RemoteError(f"remote backend {self.config.url} returned an error: {msg}", kind="http")
         texts: dict[int, str] = {}
+        cut: set[int] = set()
         for choice in obj.get("choices") or []:
             idx = int(choice.get("index") or 0)
             if self.config.mode == "chat":
                 texts[idx] = (choice.get("message") or {}).get("content") or ""
             else:
                 texts[idx] = choice.get("text") or ""
-        return [extract_middle(texts[i], req, self.config.mode, final=True)[0] for i in sorted(texts)]
+            if choice.get("finish_reason") == "length":
+                cut.add(idx)
+        return self._whole(texts, cut, req, stats)
 
     def _http_error(self, resp: httpx.Response) -> RemoteError:
         status = resp.status_code
