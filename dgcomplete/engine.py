@@ -209,6 +209,20 @@ def _folder_row(root: str, lang: str, f: Folder) -> dict[str, Any]:
     return {"folder": root, "language": lang, "files": len(f.files), "lines": f.total}
 
 
+def call_remote(remote: Any, req: InfillRequest, cancel: CancelToken,
+                loop: asyncio.AbstractEventLoop) -> tuple[InfillResult | None, str]:
+    """``remote.infill(req)`` run on the event loop ``loop`` while the model thread waits: (its result, "") or (None,
+    the failure's message: a RemoteError's, a transport error's). A cancelled call raises :class:`Cancelled`."""
+    try:
+        return asyncio.run_coroutine_threadsafe(remote.infill(req, cancel), loop).result(), ""
+    except Cancelled:
+        raise
+    except concurrent.futures.CancelledError as e:  # the call's task was cancelled (the loop is closing)
+        raise Cancelled("cancelled") from e
+    except Exception as e:  # RemoteError and transport failures
+        return None, getattr(e, "message", "") or str(e) or type(e).__name__
+
+
 class RemoteFiller:
     """Rewrite's and Repair's :data:`edit.Filler` on a remote backend: a job's span is sent as the selection to
     rewrite or repair (chat mode; completions mode fills it anew from its surroundings) and the reply is its new
@@ -270,16 +284,10 @@ class RemoteFiller:
                             original=piece)
         if self.on_step is not None:
             self.on_step(0, 1)  # staleness and progress, as between denoising steps
-        try:
-            res = asyncio.run_coroutine_threadsafe(self.remote.infill(req, self.cancel), self.loop).result()
-        except Cancelled:
-            raise
-        except concurrent.futures.CancelledError as e:  # the call's task was cancelled (the loop is closing)
-            raise Cancelled("cancelled") from e
-        except Exception as e:  # RemoteError and transport failures
-            message = getattr(e, "message", str(e))
+        res, message = call_remote(self.remote, req, self.cancel, self.loop)
+        if res is None:
             if self.fallback is None:
-                raise EngineError(message) from e
+                raise EngineError(message)
             log.warning("remote backend failed (%s); the local model does the %s", message, self.task)
             self.failed = True
             self.stats.update(backend="local", fallback=message)
@@ -991,16 +999,10 @@ class Engine:
 
         def ask_remote(req: InfillRequest) -> InfillResult | None:
             """The server's answer, or None once it failed and the local model may stand in (model thread)."""
-            try:
-                res = asyncio.run_coroutine_threadsafe(self.remote.infill(req, token), loop).result()
-            except Cancelled:
-                raise
-            except concurrent.futures.CancelledError as e:  # the call's task was cancelled (the loop is closing)
-                raise Cancelled("cancelled") from e
-            except Exception as e:  # RemoteError and transport failures
-                message = getattr(e, "message", str(e))
+            res, message = call_remote(self.remote, req, token, loop)
+            if res is None:
                 if not (self.fallback_to_local and self.local is not None):
-                    raise EngineError(message) from e
+                    raise EngineError(message)
                 log.warning("remote backend failed (%s); the local model fills the holes", message)
                 backend.update(backend="local", fallback=message)
                 return None
