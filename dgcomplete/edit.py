@@ -532,14 +532,18 @@ def _line_spans(text: str, lines: Iterable[int]) -> dict[int, tuple[int, int]]:
     return out
 
 
-def _insertions(text: str, start: int, end: int, ls: int, le: int) -> list[SingleEdit]:
-    """One :data:`REPAIR_TOKENS` token inserted on the line [ls, le) inside [start, end]: at a lexeme boundary, or
-    inside a run of blanks between two lexemes (where ``x = y`` lost its ``=``, ``x  y`` takes it back between the
-    two blanks)."""
+def _insertion_points(text: str, start: int, end: int, ls: int, le: int) -> list[int]:
+    """Where a lost token may go on the line [ls, le) inside [start, end]: at a lexeme boundary, or inside a run of
+    blanks between two lexemes (where ``x = y`` lost its ``=``, ``x  y`` takes it back between the two blanks)."""
     lex = _lexemes(text[ls:le], ls)
     at = {x for a, b in lex for x in (a, b)}
     at.update(p for (_, b), (c, _) in zip(lex, lex[1:], strict=False) for p in range(b + 1, c))
-    return [SingleEdit(p, p, t, "insert") for p in sorted(p for p in at if start <= p <= end) for t in REPAIR_TOKENS]
+    return sorted(p for p in at if start <= p <= end)
+
+
+def _insertions(text: str, start: int, end: int, ls: int, le: int) -> list[SingleEdit]:
+    """One :data:`REPAIR_TOKENS` token inserted at each :func:`_insertion_points` point of the line [ls, le)."""
+    return [SingleEdit(p, p, t, "insert") for p in _insertion_points(text, start, end, ls, le) for t in REPAIR_TOKENS]
 
 
 def near_words(text: str, points: list[tuple[int, int]]) -> list[str]:
@@ -557,14 +561,14 @@ def near_words(text: str, points: list[tuple[int, int]]) -> list[str]:
 
 
 def _word_insertions(words: list[str]) -> Callable[[str, int, int, int, int], list[SingleEdit]]:
-    """One of ``words`` inserted on the line [ls, le) where :func:`_insertions` puts a token, a blank added where
+    """One of ``words`` inserted at each :func:`_insertion_points` point of the line [ls, le), a blank added where
     it would touch a word (``x = `` + ``y``; `` f(self)`` + ``def``); never between a separator and itself
     (``self..x``, ``a,, b``: a mark typed twice, which taking one out mends; with words there, the model preferred
     ``self._parent.x`` to it in 8 of 200 dev cases, bench/results/repair_dev_ab.json)."""
 
     def make(text: str, start: int, end: int, ls: int, le: int) -> list[SingleEdit]:
         out = []
-        for p in sorted({e.start for e in _insertions(text, start, end, ls, le)}):
+        for p in _insertion_points(text, start, end, ls, le):
             if text[p - 1 : p] == text[p : p + 1] and text[p : p + 1] in ",;:.":
                 continue
             left, right = _word(text[p - 1 : p]), _word(text[p : p + 1])
@@ -727,11 +731,10 @@ def repair(text: str, start: int, end: int, lang: str | None, filler: Filler, *,
                 found.append(e)
         return found
 
-    found = confirmed(options)
-    if points0:  # or a word that was left out, one of those around the damage; the model ranks them together
-        words = single_edits(text, start, end, lang, bounds, before, points0, near_words(text, points0))
-        stats0["word_edits"] = len(words)
-        found += confirmed(words)
+    # or a word that was left out, one of those around the damage; the model ranks them together
+    words = single_edits(text, start, end, lang, bounds, before, points0, near_words(text, points0))
+    stats0["word_edits"] = len(words)
+    found = confirmed(options) + confirmed(words)
     if found:  # the smallest repair there is: one token the parser and the model agree on
         e = _ranked(text, found, getattr(filler, "rank", None))[0]
         cur = orig[: e.start - start] + e.new + orig[e.end - start :]
@@ -859,7 +862,7 @@ def fill_holes(text: str, start: int, end: int, lang: str | None, propose: Propo
             if not cand.strip() or is_placeholder(cand):
                 continue
             if crlf:  # the document's line ends
-                cand = cand.replace("\r\n", "\n").replace("\n", "\r\n")
+                cand = crlf_lines(cand)
             # a body on the lines below a head: the blanks between the head and the hole go with the hole
             lead = min(len(head) - len(head.rstrip(" \t")), h.start - start) if cand[:1] in "\r\n" else 0
             # sound where it is written, and no error on any other line that had none: a completion may open a
@@ -950,6 +953,11 @@ def errors_spread(text: str, edits: list[Edit], lang: str | None, *, before: set
             moved = d
         spread += moved is not None and line - moved not in before
     return spread
+
+
+def crlf_lines(text: str) -> str:
+    """``text`` with CRLF line ends (a fill or reply read with "\\n", for a document that has them)."""
+    return text.replace("\r\n", "\n").replace("\n", "\r\n")
 
 
 def is_placeholder(cand: str) -> bool:

@@ -209,40 +209,67 @@ def _folder_row(root: str, lang: str, f: Folder) -> dict[str, Any]:
     return {"folder": root, "language": lang, "files": len(f.files), "lines": f.total}
 
 
-def call_remote(remote: Any, req: InfillRequest, cancel: CancelToken,
-                loop: asyncio.AbstractEventLoop) -> tuple[InfillResult | None, str]:
-    """``remote.infill(req)`` run on the event loop ``loop`` while the model thread waits: (its result, "") or (None,
-    the failure's message: a RemoteError's, a transport error's). A cancelled call raises :class:`Cancelled`."""
-    try:
-        return asyncio.run_coroutine_threadsafe(remote.infill(req, cancel), loop).result(), ""
-    except Cancelled:
-        raise
-    except concurrent.futures.CancelledError as e:  # the call's task was cancelled (the loop is closing)
-        raise Cancelled("cancelled") from e
-    except Exception as e:  # RemoteError and transport failures
-        return None, getattr(e, "message", "") or str(e) or type(e).__name__
+class RemoteUse:
+    """One command's requests to the remote backend from the model thread, which waits while ``loop`` runs each
+    (cancelled with ``cancel``; a cancelled call raises :class:`Cancelled`).
+
+    ``stats`` receives ``backend`` ("remote"), ``count`` (the calls answered) and ``remote_ms``. When a call fails,
+    the command goes on with the local model if ``may_fall_back`` (``fallbackToLocal`` and a local model): ``stats``
+    gets ``backend`` "local" and ``fallback`` (the server's message), and :meth:`ask` answers None from then on,
+    without asking again; otherwise the failure is an :class:`EngineError` with the server's message.
+    """
+
+    def __init__(self, remote: Any, loop: asyncio.AbstractEventLoop, cancel: CancelToken, stats: dict[str, Any],
+                 count: str, may_fall_back: bool, kind: str) -> None:
+        self.remote, self.loop, self.cancel, self.stats = remote, loop, cancel, stats
+        self.count, self.may_fall_back, self.kind = count, may_fall_back, kind
+        stats["backend"] = "remote"
+
+    @property
+    def failed(self) -> bool:
+        return "fallback" in self.stats
+
+    def ask(self, req: InfillRequest) -> InfillResult | None:
+        """The server's answer to ``req``, or None once it failed and the local model stands in."""
+        if self.failed:
+            return None
+        try:
+            res = asyncio.run_coroutine_threadsafe(self.remote.infill(req, self.cancel), self.loop).result()
+        except Cancelled:
+            raise
+        except concurrent.futures.CancelledError as e:  # the call's task was cancelled (the loop is closing)
+            raise Cancelled("cancelled") from e
+        except Exception as e:  # RemoteError and transport failures
+            message = getattr(e, "message", "") or str(e) or type(e).__name__
+            if not self.may_fall_back:
+                raise EngineError(message) from e
+            log.warning("remote backend failed (%s); the local model does the rest of %s", message,
+                        edits.TITLES[self.kind])
+            self.stats.update(backend="local", fallback=message)
+            return None
+        self.stats[self.count] = self.stats.get(self.count, 0) + 1
+        self.stats["remote_ms"] = round(self.stats.get("remote_ms", 0.0) + float(res.stats.get("remote_ms", 0.0)), 2)
+        return res
 
 
 class RemoteFiller:
     """Rewrite's and Repair's :data:`edit.Filler` on a remote backend: a job's span is sent as the selection to
     rewrite or repair (chat mode; completions mode fills it anew from its surroundings) and the reply is its new
-    text, judged by :mod:`edit` as the local model's is. Called on the model thread, which waits while ``loop`` runs
-    the request (cancelled with ``cancel``). A repair round's job sends only the lines of its error points and one
-    line either side, the rest of the range going with the prefix and the suffix.
+    text, judged by :mod:`edit` as the local model's is. Called on the model thread (``remote`` makes the calls). A
+    repair round's job sends only the lines of its error points and one line either side, the rest of the range
+    going with the prefix and the suffix.
 
     ``rank`` (the local model's filler, when loaded) orders Repair's one-token edits, else they keep their order;
-    when the server fails, ``fallback`` (the same, if ``fallbackToLocal`` allows) takes that job and the rest, else
-    the command fails with the server's message. ``stats`` receives ``backend``, ``remote_calls``, ``remote_ms``
-    and ``fallback`` (the reason).
+    ``fallback`` (the same, when ``remote`` may fall back) takes the job once the server failed. The stats get
+    ``remote_calls`` and ``remote_ms`` from the start (:class:`RemoteUse`).
     """
 
-    def __init__(self, remote: Any, loop: asyncio.AbstractEventLoop, task: str, lang: str | None,
-                 cancel: CancelToken, on_step: Callable[[int, int], None] | None, stats: dict[str, Any], *,
-                 rank: edits.ModelFiller | None = None, fallback: edits.ModelFiller | None = None) -> None:
-        self.remote, self.loop, self.task, self.lang, self.cancel = remote, loop, task, lang, cancel
-        self.on_step, self.stats, self._rank, self.fallback = on_step, stats, rank, fallback
-        self.failed = False
-        stats.update(backend="remote", remote_calls=0, remote_ms=0.0)
+    def __init__(self, remote: RemoteUse, task: str, lang: str | None,
+                 on_step: Callable[[int, int], None] | None, *, rank: edits.ModelFiller | None = None,
+                 fallback: edits.ModelFiller | None = None) -> None:
+        self.remote, self.task, self.lang, self.on_step = remote, task, lang, on_step
+        self._rank, self.fallback = rank, fallback
+        remote.stats.update({remote.count: 0, "remote_ms": 0.0})
 
     @property
     def calls(self) -> int:  # the local model's work (ranking, fallback), as a ModelFiller counts it
@@ -258,7 +285,7 @@ class RemoteFiller:
         return self._rank.rank(prefix, options, suffix) if self._rank is not None else [0.0] * len(options)
 
     def __call__(self, job: edits.SpanJob) -> str:
-        if self.failed and self.fallback is not None:
+        if self.remote.failed and self.fallback is not None:
             return self.fallback(job)
         middle, lo, hi = job.middle, 0, len(job.middle)
         if job.noise:  # a repair round: the lines of its points, one line either side
@@ -284,18 +311,13 @@ class RemoteFiller:
                             original=piece)
         if self.on_step is not None:
             self.on_step(0, 1)  # staleness and progress, as between denoising steps
-        res, message = call_remote(self.remote, req, self.cancel, self.loop)
-        if res is None:
-            if self.fallback is None:
-                raise EngineError(message)
-            log.warning("remote backend failed (%s); the local model does the %s", message, self.task)
-            self.failed = True
-            self.stats.update(backend="local", fallback=message)
+        res = self.remote.ask(req)
+        if res is None:  # the server failed: the local model stands in (ask raised where it may not)
+            assert self.fallback is not None
             return self.fallback(job)
-        self.stats["remote_calls"] += 1
-        self.stats["remote_ms"] = round(self.stats["remote_ms"] + float(res.stats.get("remote_ms", 0.0)), 2)
         if not res.candidates and res.stats.get("cut_short"):
-            raise EngineError(f"the server's reply stopped at remote.maxTokensCap ({self.remote.config.max_tokens_cap} "
+            cap = self.remote.remote.config.max_tokens_cap
+            raise EngineError(f"the server's reply stopped at remote.maxTokensCap ({cap} "
                               "tokens) before the end of the selection: select less, or raise it")
         if not res.candidates:
             return middle  # unchanged: no edit
@@ -303,9 +325,8 @@ class RemoteFiller:
         lead = prefix[prefix.rfind("\n") + 1 :]
         if lead and not lead.strip() and not piece[:1].isspace() and text.startswith(lead):  # written again
             text = text[len(lead) :]
-        around = job.prefix[-1000:] + piece + (after + job.suffix)[:1000]
-        if "\r\n" in around and "\n" in text.replace("\r\n", ""):  # the reply comes with "\n": the file's line ends
-            text = text.replace("\r\n", "\n").replace("\n", "\r\n")
+        if "\r\n" in job.prefix[-1000:] + piece + (after + job.suffix)[:1000]:  # the reply is read with "\n"
+            text = edits.crlf_lines(text)
         return before + text + after
 
 
@@ -933,19 +954,22 @@ class Engine:
                 progress(step, total)
 
         filler = None
-        backend: dict[str, Any] = {}  # a fill's: which backend answered its holes
+        backend: dict[str, Any] = {}  # which backend answered, when there is a remote one (RemoteUse)
+        remote = None if self.remote is None else RemoteUse(
+            self.remote, asyncio.get_running_loop(), token, backend, "remote_holes" if kind == "fill" else
+            "remote_calls", self.fallback_to_local and self.local is not None, kind)
         if kind == "fill":  # each hole's drafts, read here on the event loop that owns the context index
             drafts = [self._drafts(s, text[: h.start] + text[h.end :], h.start, invoked=True)
                       for h in edits.find_holes(text, start, end)[: edits.MAX_HOLES]]
             propose = self._hole_proposer(s, [[d for d in ds if not edits.is_placeholder(d.text)] for ds in drafts],
-                                          token, opts, version, asyncio.get_running_loop(), backend)
+                                          token, opts, version, remote)
         else:
             local = None if self.local is None else edits.ModelFiller(self.local, uri, cancel=token, on_step=on_step,
                                                                       max_passes=MAX_EDIT_PASSES)
             filler = local
-            if self.remote is not None:  # the server rewrites or repairs, as it completes
-                filler = RemoteFiller(self.remote, asyncio.get_running_loop(), kind, lang, token, on_step, backend,
-                                      rank=local, fallback=local if self.fallback_to_local else None)
+            if remote is not None:  # the server rewrites or repairs, as it completes
+                filler = RemoteFiller(remote, kind, lang, on_step, rank=local,
+                                      fallback=local if remote.may_fall_back else None)
 
         def run() -> edits.Outcome:
             if kind == "rewrite":
@@ -981,7 +1005,7 @@ class Engine:
         return EditResult(outcome, start, end, version)
 
     def _hole_proposer(self, s: Session, drafts: list[list[Candidate]], token: CancelToken, opts: EditOptions,
-                       version: int, loop: asyncio.AbstractEventLoop, backend: dict[str, Any]) -> edits.Propose:
+                       version: int, remote: RemoteUse | None) -> edits.Propose:
         """Fill holes' proposals: what an Invoked completion would list where the hole stands (model thread).
 
         The same pipeline as :meth:`complete` with ``n > 1``: the span planned at the hole (a line, a statement, a
@@ -990,28 +1014,11 @@ class Engine:
         that pass come first. A bare denoising of the hole wrote noise (`self_______`) and restored one line of 583
         held-out dev holes, this 58 (bench/results/holes_ab.json).
 
-        With a remote backend the holes are asked of it, as the completions are (its choices, then the same
-        checks), on the event loop ``loop`` while this thread waits; when it fails, the local model answers that
-        hole and the rest if ``fallbackToLocal`` allows, else the command fails with the server's message.
-        ``backend`` receives the stats: ``backend``, ``remote_holes``, ``remote_ms``, ``fallback`` (the reason).
+        With a remote backend (``remote``) the holes are asked of it, as the completions are (its choices, then the
+        same checks); when it fails, the local model answers that hole and the rest if ``fallbackToLocal`` allows,
+        else the command fails with the server's message (:class:`RemoteUse`).
         """
         path = folders.uri_to_path(s.uri)
-
-        def ask_remote(req: InfillRequest) -> InfillResult | None:
-            """The server's answer, or None once it failed and the local model may stand in (model thread)."""
-            res, message = call_remote(self.remote, req, token, loop)
-            if res is None:
-                if not (self.fallback_to_local and self.local is not None):
-                    raise EngineError(message)
-                log.warning("remote backend failed (%s); the local model fills the holes", message)
-                backend.update(backend="local", fallback=message)
-                return None
-            backend["remote_holes"] = backend.get("remote_holes", 0) + 1
-            backend["remote_ms"] = round(backend.get("remote_ms", 0.0) + float(res.stats.get("remote_ms", 0.0)), 2)
-            return res
-
-        if self.remote is not None:
-            backend["backend"] = "remote"
 
         def propose(doc: str, at: int, hole: edits.Hole, i: int) -> list[str]:
             tree = syntax.parse(doc, s.lang) if syntax.is_supported(s.lang) else None
@@ -1020,9 +1027,9 @@ class Engine:
                 return []
             seed = opts.seed + 7919 * i
             res = None
-            if self.remote is not None and "fallback" not in backend:
+            if remote is not None and not remote.failed:
                 req = self._request(doc, at, plan, s, [], 3, seed, version, remote=True)
-                res = ask_remote(req)
+                res = remote.ask(req)
             if res is None:
                 req = self._request(doc, at, plan, s, drafts[i], 3, seed, version, remote=False)
                 res = self._infill(req, token, doc, at, s.lang, tree)

@@ -239,22 +239,21 @@ def span_constraint(plan: SpanPlan) -> str:
 
 
 def build_messages(prefix: str, suffix: str, req: InfillRequest) -> list[dict[str, str]]:
-    if req.task in _TASKS:
-        user = (
-            f"Language: {req.language or 'unknown'}\n"
-            f"Task: {_TASKS[req.task]} At most {req.plan.max_lines} lines.\n"
-            f"<prefix>{prefix}</prefix>\n"
-            f"<selection>{req.original}</selection>\n"
-            f"<suffix>{suffix}</suffix>"
-        )
-        return [{"role": "system", "content": EDIT_SYSTEM_PROMPT}, {"role": "user", "content": user}]
+    """The chat turns: the span to fill between ``<prefix>`` and ``<suffix>``, or for an edit task (rewrite, repair)
+    the selection to edit between them, ``<selection>``."""
+    edit = req.task in _TASKS
+    ask = f"Task: {_TASKS[req.task]} At most {req.plan.max_lines} lines." if edit else (
+        f"Span: {span_constraint(req.plan)}")
+    selection = f"<selection>{req.original}</selection>\n" if edit else ""
     user = (
         f"Language: {req.language or 'unknown'}\n"
-        f"Span: {span_constraint(req.plan)}\n"
+        f"{ask}\n"
         f"<prefix>{prefix}</prefix>\n"
+        f"{selection}"
         f"<suffix>{suffix}</suffix>"
     )
-    return [{"role": "system", "content": SYSTEM_PROMPT}, {"role": "user", "content": user}]
+    return [{"role": "system", "content": EDIT_SYSTEM_PROMPT if edit else SYSTEM_PROMPT},
+            {"role": "user", "content": user}]
 
 
 def max_tokens_for(plan: SpanPlan, mode: str, cap: int) -> int:
