@@ -9,7 +9,10 @@ as the ``dgcomplete.fillHoles`` command does. Three kinds of hole, in functions 
 * ``inline``: the right-hand side of an assignment written as ``???`` (Python) or ``/* TODO */``; expected: the
   line with it;
 * ``body``: a whole function body of 2-8 lines as one placeholder; expected: the body (its first line and its
-  similarity are reported: whole bodies are rarely exact).
+  similarity are reported: whole bodies are rarely exact);
+* ``todo`` (asked for with ``--kinds``): a statement that a one-line comment of its own describes (``# sort by
+  name`` above it), the two lines written as one ``# TODO: sort by name`` (``// TODO: ...``); expected: the
+  statement. A request in words, as people leave them.
 
 Reported per kind: filled (an edit applied), exact (the first line, blanks stripped), the file parses after
 (tree-sitter, and Python's parser for Python) and timings. ``--split dev`` (the default) is where Fill holes is
@@ -38,7 +41,11 @@ from dgcomplete import edit, syntax
 from . import RESULTS, display_path, machine_info, model_info, pct, resolve_model
 from .repair_bench import FUNCTION_NODES as REPAIR_FUNCTION_NODES
 
-KINDS = ("line", "inline", "body")
+KINDS = ("line", "inline", "body", "todo")
+DEFAULT_KINDS = ("line", "inline", "body")
+_COMMENT = {"python": "#"}  # a line comment's mark; "//" elsewhere
+# a comment that reads as words (not code commented out, not a marker of its own)
+_WORDS = re.compile(r"[A-Za-z][A-Za-z'-]*(?:[ ,;]+[A-Za-z0-9_.'`()-]+){1,29}[.:]?")
 # Repair's definitions, and the arrow functions of JavaScript and TypeScript (statement bodies a hole can stand in)
 FUNCTION_NODES = {lang: types + (("arrow_function",) if lang in ("javascript", "typescript") else ())
                   for lang, types in REPAIR_FUNCTION_NODES.items()}
@@ -75,8 +82,8 @@ def _parses(text: str, lang: str) -> bool:
     return True
 
 
-def _functions(text: str, lang: str) -> tuple[list[tuple[int, int]], set[int]]:
-    """(first line, last line), 0-based, of the definitions of 3-40 lines; and the lines a string or comment
+def _functions(text: str, lang: str, lo: int = 3, hi: int = 40) -> tuple[list[tuple[int, int]], set[int]]:
+    """(first line, last line), 0-based, of the definitions of ``lo``-``hi`` lines; and the lines a string or comment
     spans (no hole there: it would be text, not code)."""
     tree = syntax.parse(text, lang)
     out = []
@@ -85,7 +92,7 @@ def _functions(text: str, lang: str) -> tuple[list[tuple[int, int]], set[int]]:
     while stack:
         node = stack.pop()
         a, b = node.start_point[0], node.end_point[0]
-        if node.type in FUNCTION_NODES.get(lang, ()) and 3 <= b - a + 1 <= 40:
+        if node.type in FUNCTION_NODES.get(lang, ()) and lo <= b - a + 1 <= hi:
             out.append((a, b))
         if "string" in node.type or "comment" in node.type:
             prose.update(range(a, b + 1))
@@ -109,6 +116,7 @@ def _cases_in(fid: str, text: str, lang: str, rng: random.Random) -> dict[str, l
         starts.append(starts[-1] + len(ln) + 1)
     out: dict[str, list[Case]] = {k: [] for k in KINDS}
     funcs, prose = _functions(text, lang)
+    out["todo"] = _todo_cases(fid, text, lang, lines, starts, _functions(text, lang, 3, 10**6)[0], prose)
     rng.shuffle(funcs)
     for a, b in funcs:
         body = [i for i in range(a + 1, b) if _plain(lines[i], lang) and i not in prose]
@@ -160,7 +168,38 @@ def _cases_in(fid: str, text: str, lang: str, rng: random.Random) -> dict[str, l
     return out
 
 
-def make_cases(split: str, lang: str, n: int, seed: int) -> list[Case]:
+def _todo_cases(fid: str, text: str, lang: str, lines: list[str], starts: list[int], funcs: list[tuple[int, int]],
+                prose: set[int]) -> list[Case]:
+    """The ``todo`` holes of a file, in line order (no draw from the seeded order, so the other kinds' cases stay
+    those of the runs before this kind existed): a statement below a comment of 1-3 lines of words, its lines
+    joined into one request."""
+    mark = _COMMENT.get(lang, "//")
+    out = []
+    body = sorted({i for a, b in funcs for i in range(a + 2, b)})  # any definition's length: few comments a file
+    for i in body:
+        line = lines[i]
+        ind = line[: len(line) - len(line.lstrip())]
+        if i in prose or not _plain(line, lang):
+            continue
+        k = i
+        while k > 0 and lines[k - 1].strip().startswith(mark) and i - k < 4:
+            k -= 1
+        said = [ln.strip()[len(mark) :].strip() for ln in lines[k:i]]
+        if not 1 <= i - k <= 3 or any(ln[: len(ln) - len(ln.lstrip())] != ind for ln in lines[k:i]):
+            continue
+        words = " ".join(said)
+        if (len(words) > 160 or not _WORDS.fullmatch(words)
+                or any(w in words for w in ("TODO", "XXX", "FIXME", "noqa", "pylint", "eslint", "NOLINT"))):
+            continue
+        hole = f"{mark} TODO: {words}"
+        new = text[: starts[k]] + ind + hole + text[starts[i] + len(line) :]
+        if _parses(new, lang):
+            s = starts[k]
+            out.append(Case(f"{fid}:{i + 1}", "todo", lang, new, s, s + len(ind + hole), line.strip(), text))
+    return out
+
+
+def make_cases(split: str, lang: str, n: int, seed: int, kinds: tuple[str, ...] = DEFAULT_KINDS) -> list[Case]:
     """``n`` cases of ``lang`` a kind at most, one a kind per file in a seeded order (round-robin over files)."""
     from . import heldout
 
@@ -172,7 +211,7 @@ def make_cases(split: str, lang: str, n: int, seed: int) -> list[Case]:
     rng.shuffle(ids)
     per_file = [_cases_in(fid, files[fid]["text"], lang, rng) for fid in ids]
     out: list[Case] = []
-    for kind in KINDS:
+    for kind in kinds:
         got: list[Case] = []
         for round_ in range(8):
             for found in per_file:
@@ -261,17 +300,22 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--lang", default="python", help="python, javascript, typescript, go, java, rust, c, or all")
     ap.add_argument("--cases", type=int, default=30, help="cases per kind and language")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--kinds", default=",".join(DEFAULT_KINDS), help=f"of {', '.join(KINDS)}")
     ap.add_argument("--threads", type=int, default=1)
     ap.add_argument("--steps", type=int, default=None)
     ap.add_argument("--out", type=Path, default=RESULTS / "holes.json")
     args = ap.parse_args(argv)
     model = resolve_model(args.model)
     langs = list(FUNCTION_NODES) if args.lang == "all" else [args.lang]
-    cases = [c for lang in langs for c in make_cases(args.split, lang, args.cases, args.seed)]
+    kinds = tuple(k for k in args.kinds.split(",") if k)
+    if not kinds or set(kinds) - set(KINDS):
+        ap.error(f"--kinds takes {', '.join(KINDS)}")
+    cases = [c for lang in langs for c in make_cases(args.split, lang, args.cases, args.seed, kinds)]
     res = run(model, cases, threads=args.threads, steps=args.steps)
     summary_rows, md = table(res["rows"])
     by_lang = {lang: table([r for r in res["rows"] if r["lang"] == lang])[0] for lang in langs}
-    doc = {"bench": "holes", "split": args.split, "langs": langs, "cases_per_kind": args.cases, "seed": args.seed,
+    doc = {"bench": "holes", "split": args.split, "langs": langs, "kinds": list(kinds), "cases_per_kind": args.cases,
+           "seed": args.seed,
            "machine": machine_info(), "model": res["model"], "threads": args.threads, "steps": args.steps,
            "summary": summary_rows, "by_lang": by_lang, "rows": res["rows"]}
     args.out.parent.mkdir(parents=True, exist_ok=True)

@@ -37,6 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import syntax
 from .syntax import strict
+from .syntax.languages import is_comment_line
 from .types import Cancelled, CancelToken
 
 if TYPE_CHECKING:
@@ -289,6 +290,28 @@ def find_holes(text: str, start: int, end: int) -> list[Hole]:
         if not out or h.start >= out[-1].end:
             out.append(h)
     return out
+
+
+# a line placeholder's request in words: `# TODO: sort by name` (`pass  # TODO(ann) - ...`, `// TODO ...`)
+_REQUEST = re.compile(r"(#|//)[ \t]*TODO\b(?:\([^)\n]*\))?[ \t]*[:\-]?[ \t]*([^\s:\-][^\n]*?)[ \t]*$")
+
+
+def hole_views(text: str, hole: Hole) -> list[tuple[str, int]]:
+    """The documents a hole is completed in, with its place, in the order they are asked: the placeholder taken
+    out; first, where it is a line that says what it wants (``# TODO: sort by name``), with those words left
+    above it as a comment of their own, the way code reads where a comment says what the next line does. After
+    a comment the model's likeliest line often goes on with the comment, so the view without the words is asked
+    when that one's proposals fill nothing. Either way the fill replaces the whole placeholder
+    (bench/results/holes_todo.json)."""
+    plain = (text[: hole.start] + text[hole.end :], hole.start)
+    m = None if hole.inline else _REQUEST.search(text, hole.start, hole.end)
+    if m is None:
+        return [plain]
+    ls = text.rfind("\n", 0, hole.start) + 1
+    indent = text[ls : hole.start] if not text[ls : hole.start].strip() else ""
+    eol = "\r\n" if text.startswith("\r", hole.end) else "\n"
+    said = f"{m.group(1)} {m.group(2)}{eol}{indent}"
+    return [(text[: hole.start] + said + text[hole.end :], hole.start + len(said)), plain]
 
 
 # ---- rewrite -----------------------------------------------------------------------------------------------
@@ -811,10 +834,10 @@ def _insert_missing(cur: str, start: int, errors: list[ErrorNode]) -> tuple[str,
 
 
 # ---- fill holes --------------------------------------------------------------------------------------------
-# the completion core's answers for a hole: (document, its offset with the hole taken out, the hole, its index)
-# -> the lines it would show there, best first; the engine's runs the completion pipeline (drafts, samples, the
-# scorer, the checks), tests script it
-Propose = Callable[[str, int, "Hole", int], list[str]]
+# the completion core's answers for a hole: (document, its offset with the hole taken out, the hole, its index,
+# the view's index in hole_views) -> the lines it would show there, best first; the engine's runs the completion
+# pipeline (drafts, samples, the scorer, the checks), tests script it
+Propose = Callable[[str, int, "Hole", int, int], list[str]]
 
 
 FILL_BUDGET_S = 10.0  # no hole is started after this long (a range of 700 `???` lines held the model thread 6 min)
@@ -856,10 +879,12 @@ def fill_holes(text: str, start: int, end: int, lang: str | None, propose: Propo
         head = cur[ls:a]  # what stands before the hole on its line (`def f(x): ` before `...`)
         nl = cur.find("\n", b)
         crlf = (cur[nl - 1 : nl] if nl > 0 else cur[ls - 2 : ls - 1]) == "\r"
-        for cand in propose(cur[:a] + cur[b:], a, h, i):
+        proposals = (c for v, (doc, at) in enumerate(hole_views(cur, Hole(a, b, h.inline)))
+                     for c in propose(doc, at, h, i, v))  # the next view is asked only when one fills nothing
+        for cand in proposals:
             tried += 1
             cand = _shape_fill(cand, h.inline, not head.strip())
-            if not cand.strip() or is_placeholder(cand):
+            if not cand.strip() or is_placeholder(cand) or _only_comments(cand, lang):
                 continue
             if crlf:  # the document's line ends
                 cand = crlf_lines(cand)
@@ -963,6 +988,12 @@ def crlf_lines(text: str) -> str:
 def is_placeholder(cand: str) -> bool:
     """A fill that is itself a hole, or Python's ``pass``: the placeholder again, in other words."""
     return cand.strip() == "pass" or bool(find_holes(cand, 0, len(cand)))
+
+
+def _only_comments(cand: str, lang: str | None) -> bool:
+    """A fill of comment lines alone: it says what the hole should do and does not do it (after a request's
+    words, ``// TODO: rotate left``, the model's likeliest line goes on with the comment)."""
+    return all(is_comment_line(ln, lang) for ln in cand.split("\n") if ln.strip())
 
 
 def _shape_fill(cand: str, inline: bool, starts_line: bool) -> str:

@@ -959,10 +959,10 @@ class Engine:
             self.remote, asyncio.get_running_loop(), token, backend, "remote_holes" if kind == "fill" else
             "remote_calls", self.fallback_to_local and self.local is not None, kind)
         if kind == "fill":  # each hole's drafts, read here on the event loop that owns the context index
-            drafts = [self._drafts(s, text[: h.start] + text[h.end :], h.start, invoked=True)
+            drafts = [[[d for d in self._drafts(s, doc, at, invoked=True) if not edits.is_placeholder(d.text)]
+                       for doc, at in edits.hole_views(text, h)]
                       for h in edits.find_holes(text, start, end)[: edits.MAX_HOLES]]
-            propose = self._hole_proposer(s, [[d for d in ds if not edits.is_placeholder(d.text)] for ds in drafts],
-                                          token, opts, version, remote)
+            propose = self._hole_proposer(s, drafts, token, opts, version, remote)
         else:
             local = None if self.local is None else edits.ModelFiller(self.local, uri, cancel=token, on_step=on_step,
                                                                       max_passes=MAX_EDIT_PASSES)
@@ -1004,7 +1004,7 @@ class Engine:
             return result("internal error: edit outside the range")
         return EditResult(outcome, start, end, version)
 
-    def _hole_proposer(self, s: Session, drafts: list[list[Candidate]], token: CancelToken, opts: EditOptions,
+    def _hole_proposer(self, s: Session, drafts: list[list[list[Candidate]]], token: CancelToken, opts: EditOptions,
                        version: int, remote: RemoteUse | None) -> edits.Propose:
         """Fill holes' proposals: what an Invoked completion would list where the hole stands (model thread).
 
@@ -1020,7 +1020,7 @@ class Engine:
         """
         path = folders.uri_to_path(s.uri)
 
-        def propose(doc: str, at: int, hole: edits.Hole, i: int) -> list[str]:
+        def propose(doc: str, at: int, hole: edits.Hole, i: int, view: int) -> list[str]:
             tree = syntax.parse(doc, s.lang) if syntax.is_supported(s.lang) else None
             plan = self._plan(doc, at, s.lang, tree, max_tokens=opts.hole_tokens, single_line=hole.inline)
             if plan.kind == SpanKind.NONE:
@@ -1031,7 +1031,7 @@ class Engine:
                 req = self._request(doc, at, plan, s, [], 3, seed, version, remote=True)
                 res = remote.ask(req)
             if res is None:
-                req = self._request(doc, at, plan, s, drafts[i], 3, seed, version, remote=False)
+                req = self._request(doc, at, plan, s, drafts[i][view], 3, seed, version, remote=False)
                 res = self._infill(req, token, doc, at, s.lang, tree)
             items = self._postprocess(res.candidates, doc, at, plan, s.lang, tree, vetted=res.drops is not None,
                                       path=path, as_you_type=False)

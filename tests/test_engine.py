@@ -579,3 +579,27 @@ def test_a_fill_the_document_moved_under_is_stale(tiny_model, monkeypatch):
 
     asyncio.run(go())
     assert asked == ["x = "] and e.session("file:///s.py").doc.text.startswith("#\ndef f(a):\n    x = ???")
+
+
+def test_a_todo_hole_is_asked_below_its_words_then_without_them(tiny_model, monkeypatch):
+    """`# TODO: add them` is an Invoked completion below `# add them` (the file's line after the same comment is a
+    draft there), and when nothing sound comes of that, at the hole with the words taken out too."""
+    from dgcomplete.types import Candidate, InfillResult
+
+    e = Engine(load_model(tiny_model), threads=1)
+    text = ("def add(a, b):\n    # add them\n    total = a + b\n    return total\n\n\n"
+            "def sub(a, b):\n    # TODO: add them\n    return total\n")
+    e.open("file:///t.py", text, 1, "python")
+    seen: list[InfillRequest] = []
+
+    def infill(req, cancel=None, **k):
+        seen.append(req)
+        said = req.prefix.endswith("# add them\n    ")
+        return InfillResult([Candidate("# and return it")] if said else [Candidate("total = a - b")], drops={})
+
+    monkeypatch.setattr(e.local, "infill", infill)
+    res = asyncio.run(e.edit("fill", "file:///t.py", 0, len(text), 1))
+    assert [r.prefix.endswith(("def sub(a, b):\n    # add them\n    ", "def sub(a, b):\n    ")) for r in seen] == [
+        True, True] and seen[0].prefix != seen[1].prefix
+    assert "total = a + b" in [d.text for d in seen[0].drafts]
+    assert res.outcome.new_text.endswith("def sub(a, b):\n    total = a - b\n    return total\n"), res.outcome

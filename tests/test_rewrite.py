@@ -243,6 +243,37 @@ def test_tree_sitter_accepts_what_python_refuses_and_the_edit_is_vetoed():
     assert edit.judge(text, sig, sig + 8, "value, z", "python").ok
 
 
+def test_a_todo_hole_is_asked_with_its_words_above_it():
+    """`# TODO: words` is completed below those words as a comment (the way code reads), then without them when
+    that view proposes only comments; the fill replaces the whole placeholder either way."""
+    text = "def area(w, h):\r\n    # TODO: multiply the sides\r\n    return result\r\n"
+    hole = edit.find_holes(text, 0, len(text))[0]
+    views = edit.hole_views(text, hole)
+    assert [doc[:at] for doc, at in views] == ["def area(w, h):\r\n    # multiply the sides\r\n    ",
+                                              "def area(w, h):\r\n    "]
+    assert all(doc[at:] == "\r\n    return result\r\n" for doc, at in views)
+    todo = "    pass  # TODO(ann) - sort it\n"
+    assert edit.hole_views(todo, edit.find_holes(todo, 0, len(todo))[0])[0][0] == "    # sort it\n    \n"
+    for bare in ("    # TODO\n", "    // TODO:  \n", "x = /* TODO: the sum */;\n", "    ...\n"):
+        assert len(edit.hole_views(bare, edit.find_holes(bare, 0, len(bare))[0])) == 1
+    asked: list[int] = []
+
+    def propose(doc: str, at: int, hole: edit.Hole, i: int, view: int) -> list[str]:
+        asked.append(view)
+        # after the words the model goes on with the comment: a fill of comments alone does not count
+        return ["# and return it", "   \n    # the sides"] if view == 0 else ["result = w * h"]
+
+    out = edit.fill_holes(text, 0, len(text), "python", propose)
+    assert asked == [0, 1] and out.ok
+    assert edit.apply_edits(text, out.edits) == "def area(w, h):\r\n    result = w * h\r\n    return result\r\n"
+    asked.clear()
+    out = edit.fill_holes(text, 0, len(text), "python", lambda doc, at, h, i, v: asked.append(v) or ["result = 1"])
+    assert asked == [0] and out.ok  # the first view that fills is the last asked
+    js = "function f(a) {\n  // TODO: double it\n  return b;\n}\n"
+    out = edit.fill_holes(js, 0, len(js), "javascript", lambda *a: ["// doubled", "/* b */", "const b = a * 2;"])
+    assert out.ok and edit.apply_edits(js, out.edits).splitlines()[1] == "  const b = a * 2;"
+
+
 def test_rewrite_and_fill_veto_new_errors_and_empty_results():
     text = "def f(x):\n    return x + 1\n"
     s, e = text.index("x + 1"), text.index("x + 1") + 5
@@ -257,7 +288,7 @@ def test_rewrite_and_fill_veto_new_errors_and_empty_results():
 
     seen: list[str] = []
 
-    def propose(doc: str, at: int, hole: edit.Hole, i: int) -> list[str]:
+    def propose(doc: str, at: int, hole: edit.Hole, i: int, view: int) -> list[str]:
         seen.append(doc[:at][-12:])
         assert doc[at:].startswith("\n" if not hole.inline else "\n    # TODO")  # the placeholder taken out
         # best first: the placeholder again, Python's no-op and a broken line are passed over
@@ -280,7 +311,7 @@ def test_rewrite_and_fill_veto_new_errors_and_empty_results():
     assert out.reason == "nothing to propose for the holes (3 not started: select fewer)"
     # some holes filled, the others left as they were (still errors): applied
     many = "x0 = ???\nx1 = ???\nx2 = ???\n"
-    out = edit.fill_holes(many, 0, len(many), "python", lambda doc, at, h, i: ["1"] if i == 1 else [])
+    out = edit.fill_holes(many, 0, len(many), "python", lambda doc, at, h, i, v: ["1"] if i == 1 else [])
     assert out.ok and edit.apply_edits(many, out.edits) == "x0 = ???\nx1 = 1\nx2 = ???\n"
     # at most MAX_HOLES holes a command: the others are left for the next. So many `???` lines are one ERROR node
     # to tree-sitter: each fill is judged with the other holes written as values
