@@ -177,12 +177,35 @@ def test_repair_puts_back_a_word_that_was_left_out():
     js = "function f(items) {\n  let total = 0;\n  for (const  of items) {\n    total += it;\n  }\n  return total;\n}\n"
     out = edit.repair(js, 0, len(js), "javascript", RankedFiller("  for (const it of items) {"))
     assert out.ok and edit.apply_edits(js, out.edits) == js.replace("const  of", "const it of"), out
+    # a word deleted with a blank on each side left an odd indentation: the word goes before its last blank
+    lost = "class A:\n    def f(self):\n        return 1\n\n     g(self, x):\n        return x\n"
+    ranked = RankedFiller("    def g(self, x):")
+    out = edit.repair(lost, 0, len(lost), "python", ranked)
+    assert out.ok and edit.apply_edits(lost, out.edits) == lost.replace("     g(", "    def g("), out
+    assert "    class g(self, x):" in ranked.seen[0][1]  # the model chooses
     # where a punctuation edit mends it too (`.x = x` without its `.`), the model chooses between them
     cls = "class A:\n    def f(self, x):\n        self.y = x\n        .x = x\n        return self\n"
     ranked = RankedFiller("        self.x = x")
     out = edit.repair(cls, 0, len(cls), "python", ranked)
     assert out.ok and out.stats["single_edits"] > 0 and out.stats["inserted_word"] == "self", out
     assert "        x = x" in ranked.seen[0][1] and edit.apply_edits(cls, out.edits) == cls.replace(" .x", " self.x")
+
+
+def test_repair_splits_two_words_a_deleted_token_glued():
+    """`to_seconds(max)` without its `(` is `to_secondsmax)`: a word the document has nowhere else, made of words it
+    has, takes a token back between them (no edit makes a new name, so before this it could not be mended)."""
+    py = ("def wait(lo, hi):\n    x = to_seconds(lo)\n    y = to_secondsmax)\n    return x + y\n\n\n"
+          "def to_seconds(v):\n    return v\n\n\nmax = 2\n")
+    ranked = RankedFiller("    y = to_seconds(max)")
+    out = edit.repair(py, 0, len(py), "python", ranked)
+    assert out.ok and out.stats["rounds"] == 0 and out.stats["inserted"] == "(", out
+    assert edit.apply_edits(py, out.edits) == py.replace("to_secondsmax)", "to_seconds(max)")
+    assert "    y = to_seconds.max)" not in ranked.seen[0][1]  # screened: it does not parse
+    counts = edit.word_counts(py)
+    splits = edit._splits(counts)(py, 0, len(py), py.index("    y"), py.index(")\n    return"))
+    # where one part is a word of the document: `to_second` + `smax` is neither
+    assert {py[: e.start].rsplit(" ", 1)[-1] for e in splits} == {"to_seconds"} and len(splits) == 11
+    assert not edit._splits(counts)(py, 0, len(py), 0, py.index("\n"))  # `wait` and `hi`: nothing glued there
 
 
 def test_repair_inserts_what_the_parser_reports_missing():
