@@ -31,13 +31,13 @@ import bisect
 import difflib
 import re
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from . import syntax
 from .syntax import strict
-from .syntax.languages import is_comment_line
+from .syntax.languages import is_comment_line, keywords
 from .types import Cancelled, CancelToken
 
 if TYPE_CHECKING:
@@ -556,11 +556,16 @@ def _line_spans(text: str, lines: Iterable[int]) -> dict[int, tuple[int, int]]:
 
 
 def _insertion_points(text: str, start: int, end: int, ls: int, le: int) -> list[int]:
-    """Where a lost token may go on the line [ls, le) inside [start, end]: at a lexeme boundary, or inside a run of
-    blanks between two lexemes (where ``x = y`` lost its ``=``, ``x  y`` takes it back between the two blanks)."""
+    """Where a lost token may go on the line [ls, le) inside [start, end]: at a lexeme boundary, inside a run of
+    blanks between two lexemes (where ``x = y`` lost its ``=``, ``x  y`` takes it back between the two blanks), and
+    after the blanks that end a line (``f() `` lost its ``{``: ``f() {``, not ``f(){ ``; a line of blanks alone,
+    its ``}``)."""
     lex = _lexemes(text[ls:le], ls)
     at = {x for a, b in lex for x in (a, b)}
     at.update(p for (_, b), (c, _) in zip(lex, lex[1:], strict=False) for p in range(b + 1, c))
+    eol = le - (text[le - 1 : le] == "\r")
+    if eol > ls and text[eol - 1] in " \t":
+        at.add(eol)
     return sorted(p for p in at if start <= p <= end)
 
 
@@ -611,11 +616,14 @@ def near_words(text: str, points: list[tuple[int, int]]) -> list[str]:
     return sorted(counts, key=lambda w: (-counts[w], w))[:WORD_CHOICES]
 
 
-def _word_insertions(words: list[str]) -> Callable[[str, int, int, int, int], list[SingleEdit]]:
+def _word_insertions(words: list[str], starters: Sequence[str] = ()
+                     ) -> Callable[[str, int, int, int, int], list[SingleEdit]]:
     """One of ``words`` inserted at each :func:`_insertion_points` point of the line [ls, le), a blank added where
     it would touch a word (``x = `` + ``y``; `` f(self)`` + ``def``), and before the last blank of an indentation
     whose spaces at its end are odd in number: a word deleted with both its blanks kept
-    (``    ␣'a' in b:`` takes its ``if`` there); never between a separator and itself
+    (``    ␣'a' in b:`` takes its ``if`` there); one of ``starters`` (the language's keywords) too where the line's
+    code starts and between two blanks (a function's one ``def`` or ``in`` is rarely among the words around it);
+    never between a separator and itself
     (``self..x``, ``a,, b``: a mark typed twice, which taking one out mends; with words there, the model preferred
     ``self._parent.x`` to it in 8 of 200 dev cases, bench/results/repair_dev_ab.json)."""
 
@@ -630,7 +638,10 @@ def _word_insertions(words: list[str]) -> Callable[[str, int, int, int, int], li
             if text[p - 1 : p] == text[p : p + 1] and text[p : p + 1] in ",;:.":
                 continue
             left, right = _word(text[p - 1 : p]), _word(text[p : p + 1])
-            out += [SingleEdit(p, p, " " * left + w + " " * right, "word") for w in words]
+            # the language's keywords where a statement starts and between two blanks (`for i  items:`) only:
+            # everywhere, they restored 3 more dev cases, not 7, at twice the time (bench/results/repair_dev_ab.json)
+            gap = p in (first, first - 1) or (text[p - 1 : p] in (" ", "\t") and text[p : p + 1] in (" ", "\t"))
+            out += [SingleEdit(p, p, " " * left + w + " " * right, "word") for w in [*words, *(starters if gap else ())]]
         return out
 
     return make
@@ -680,8 +691,8 @@ def _joins_words(text: str, e: SingleEdit) -> bool:
 
 
 def single_edits(text: str, start: int, end: int, lang: str | None, bounds: DamageBounds,
-                 before: list[ErrorNode], points: list[tuple[int, int]], words: list[str] | None = None
-                 ) -> list[SingleEdit]:
+                 before: list[ErrorNode], points: list[tuple[int, int]], words: list[str] | None = None,
+                 starters: Sequence[str] = ()) -> list[SingleEdit]:
     """One-token edits on the damage's lines that pass a cheap screen: one :data:`REPAIR_TOKENS` token inserted,
     two neighbouring tokens swapped, one such token written as another or taken out; the likeliest first without
     a model (a token tree-sitter reports MISSING there, then nearest an error point, in :data:`_KINDS` order,
@@ -692,7 +703,8 @@ def single_edits(text: str, start: int, end: int, lang: str | None, bounds: Dama
     second, as the dearer test). Lines nearest an error point are tried first, at most MAX_SINGLE_EDITS
     candidates within SCREEN_BUDGET_S: bounded work on any file size. :func:`_verified` confirms one on the
     document. With ``words``, the candidates are instead one of them inserted on an error point's line
-    (:func:`_word_insertions`: a deleted name or keyword), screened the same way.
+    (:func:`_word_insertions`: a deleted name or keyword; ``starters``, keywords for a statement's start and a
+    gap between two blanks), screened the same way.
     """
     chunk = strict.python_chunk(text, start, end) if lang == "python" else None
     small = chunk is not None and chunk[1] - chunk[0] <= _SMALL_CHUNK  # Python's parser alone is the cheaper screen
@@ -701,7 +713,8 @@ def single_edits(text: str, start: int, end: int, lang: str | None, bounds: Dama
     spans = _line_spans(text, bounds.lines)
     near_of = {line: min((abs(line - r) for r in err_lines), default=0) for line in spans}
     lines = sorted(spans, key=lambda r: (near_of[r], r))
-    makers = (_insertions, _splits(word_counts(text)), _swaps, _marks) if words is None else (_word_insertions(words),)
+    makers = (_insertions, _splits(word_counts(text)), _swaps, _marks) if words is None else (
+        _word_insertions(words, starters),)
     if words is not None:
         lines = [r for r in lines if near_of[r] == 0]
     # kind by kind, each over the lines nearest first: the bounds cut the rarer kinds on far lines
@@ -789,8 +802,10 @@ def repair(text: str, start: int, end: int, lang: str | None, filler: Filler, *,
                 found.append(e)
         return found
 
-    # or a word that was left out, one of those around the damage; the model ranks them together
-    words = single_edits(text, start, end, lang, bounds, before, points0, near_words(text, points0))
+    # or a word that was left out, one of those around the damage or a keyword; the model ranks them together
+    near = near_words(text, points0)
+    words = single_edits(text, start, end, lang, bounds, before, points0, near,
+                         [k for k in keywords(lang) if k not in near])
     stats0["word_edits"] = len(words)
     found = confirmed(options) + confirmed(words)
     if found:  # the smallest repair there is: one token the parser and the model agree on

@@ -21,6 +21,7 @@ from pygls.exceptions import JsonRpcException
 
 from dgcomplete import edit, syntax
 from dgcomplete.syntax import strict
+from dgcomplete.syntax.languages import keywords
 
 from .conftest import inline_capabilities, start_daemon, stop_daemon
 
@@ -177,6 +178,12 @@ def test_repair_puts_back_a_word_that_was_left_out():
     js = "function f(items) {\n  let total = 0;\n  for (const  of items) {\n    total += it;\n  }\n  return total;\n}\n"
     out = edit.repair(js, 0, len(js), "javascript", RankedFiller("  for (const it of items) {"))
     assert out.ok and edit.apply_edits(js, out.edits) == js.replace("const  of", "const it of"), out
+    # a keyword nothing nearby uses, between the two blanks its loss left (and where a statement starts)
+    loop = "def f(items):\n    total = 0\n    for i  items:\n        total += i\n    return total\n"
+    assert "in" not in edit.near_words(loop, [(loop.index("items:"), loop.index("items:"))])
+    assert {"in", "def", "return"} <= set(keywords("python")) and "func" in keywords("go") and keywords(None) == ()
+    out = edit.repair(loop, 0, len(loop), "python", RankedFiller("    for i in items:"))
+    assert out.ok and out.stats["inserted_word"] == "in" and "for i in items:" in out.new_text, out
     # a word deleted with a blank on each side left an odd indentation: the word goes before its last blank
     lost = "class A:\n    def f(self):\n        return 1\n\n     g(self, x):\n        return x\n"
     ranked = RankedFiller("    def g(self, x):")
@@ -206,6 +213,17 @@ def test_repair_splits_two_words_a_deleted_token_glued():
     # where one part is a word of the document: `to_second` + `smax` is neither
     assert {py[: e.start].rsplit(" ", 1)[-1] for e in splits} == {"to_seconds"} and len(splits) == 11
     assert not edit._splits(counts)(py, 0, len(py), 0, py.index("\n"))  # `wait` and `hi`: nothing glued there
+
+
+def test_repair_puts_a_lost_token_after_the_blanks_that_end_its_line():
+    """`{` deleted with the blank before it kept (`f(int a) `): the brace may go after the blank, as it was, not
+    only glued to `)` with the blank trailing (`f(int a){ `); in a CRLF file before the "\r"."""
+    for eol in ("\n", "\r\n"):
+        java = "class A {\n  int f(int a) \n    return a;\n  }\n}\n".replace("\n", eol)
+        ranked = RankedFiller("  int f(int a) {" + eol[:-1])  # the scorer reads a line with its "\r"
+        out = edit.repair(java, 0, len(java), "java", ranked)
+        assert out.ok and edit.apply_edits(java, out.edits) == java.replace("a) " + eol, "a) {" + eol), out
+        assert "  int f(int a){ " + eol[:-1] in ranked.seen[0][1]  # the model chooses between them
 
 
 def test_repair_inserts_what_the_parser_reports_missing():

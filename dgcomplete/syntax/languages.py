@@ -239,6 +239,24 @@ def get_language(lang: str) -> tree_sitter.Language:
     return language
 
 
+_keywords: dict[str, tuple[str, ...]] = {}
+
+
+def keywords(lang: str | None) -> tuple[str, ...]:
+    """The words ``lang``'s grammar spells out (``def``, ``in``, ``return``; its visible unnamed nodes of two
+    letters or more): what a deleted keyword was, where the code around it does not say."""
+    if not is_supported(lang):
+        return ()
+    assert lang is not None
+    got = _keywords.get(lang)
+    if got is None:
+        language = get_language(lang)
+        names = (language.node_kind_for_id(i) for i in range(language.node_kind_count)
+                 if not language.node_kind_is_named(i) and language.node_kind_is_visible(i))
+        got = _keywords[lang] = tuple(sorted({n for n in names if n and len(n) > 1 and n.isidentifier()}))
+    return got
+
+
 def get_parser(lang: str) -> tree_sitter.Parser:
     """A parser for `lang`, cached per language (and per thread, since parsers hold state)."""
     parsers: dict[str, tree_sitter.Parser] | None = getattr(_local, "parsers", None)
