@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import syntax
 from .syntax import strict
-from .syntax.languages import is_comment_line, keywords
+from .syntax.languages import is_comment_line, keywords, operators
 from .types import Cancelled, CancelToken
 
 if TYPE_CHECKING:
@@ -574,6 +574,28 @@ def _insertions(text: str, start: int, end: int, ls: int, le: int) -> list[Singl
     return [SingleEdit(p, p, t, "insert") for p in _insertion_points(text, start, end, ls, le) for t in REPAIR_TOKENS]
 
 
+def _gap_operators(ops: Sequence[str]) -> Callable[[str, int, int, int, int], list[SingleEdit]]:
+    """One of the language's operators ``ops`` (other than :data:`REPAIR_TOKENS`) inserted between the two blanks a
+    lost operator left between two lexemes of the line [ls, le) (``if n  0:``, ``cnt  0``, ``i  f(i)``;
+    :func:`_two_blanks`)."""
+
+    def make(text: str, start: int, end: int, ls: int, le: int) -> list[SingleEdit]:
+        lex = _lexemes(text[ls:le], ls)
+        return [SingleEdit(b + 1, b + 1, op, "insert") for (_, b), _ in zip(lex, lex[1:], strict=False)
+                if start <= b + 1 <= end and _two_blanks(text, b + 1) for op in ops if op not in REPAIR_TOKENS]
+
+    return make
+
+
+def _two_blanks(text: str, p: int) -> bool:
+    """Whether ``p`` stands between exactly two blanks that separate two lexemes (``x  y``): where a deleted token
+    left a blank on each side; not inside a longer run (the alignment before a trailing comment, which would offer
+    every keyword and operator at each of its places: one mark written twice was then mended no more)."""
+    return (text[p - 1 : p] in (" ", "\t") and text[p : p + 1] in (" ", "\t")
+            and text[p - 2 : p - 1] not in ("", " ", "\t", "\n", "\r")
+            and text[p + 1 : p + 2] not in ("", " ", "\t", "\n", "\r"))
+
+
 def word_counts(text: str) -> dict[str, int]:
     """How often each word (name, keyword, number) stands in ``text``: which names the document has."""
     counts: dict[str, int] = {}
@@ -640,7 +662,7 @@ def _word_insertions(words: list[str], starters: Sequence[str] = ()
             left, right = _word(text[p - 1 : p]), _word(text[p : p + 1])
             # the language's keywords where a statement starts and between two blanks (`for i  items:`) only:
             # everywhere, they restored 3 more dev cases, not 7, at twice the time (bench/results/repair_dev_ab.json)
-            gap = p in (first, first - 1) or (text[p - 1 : p] in (" ", "\t") and text[p : p + 1] in (" ", "\t"))
+            gap = p in (first, first - 1) or _two_blanks(text, p)
             out += [SingleEdit(p, p, " " * left + w + " " * right, "word") for w in [*words, *(starters if gap else ())]]
         return out
 
@@ -713,8 +735,8 @@ def single_edits(text: str, start: int, end: int, lang: str | None, bounds: Dama
     spans = _line_spans(text, bounds.lines)
     near_of = {line: min((abs(line - r) for r in err_lines), default=0) for line in spans}
     lines = sorted(spans, key=lambda r: (near_of[r], r))
-    makers = (_insertions, _splits(word_counts(text)), _swaps, _marks) if words is None else (
-        _word_insertions(words, starters),)
+    makers = (_insertions, _splits(word_counts(text)), _gap_operators(operators(lang)), _swaps, _marks
+              ) if words is None else (_word_insertions(words, starters),)
     if words is not None:
         lines = [r for r in lines if near_of[r] == 0]
     # kind by kind, each over the lines nearest first: the bounds cut the rarer kinds on far lines

@@ -1014,6 +1014,9 @@ class Engine:
         that pass come first. A bare denoising of the hole wrote noise (`self_______`) and restored one line of 583
         held-out dev holes, this 58 (bench/results/holes_ab.json).
 
+        ``view`` is the index of the document asked in :func:`edit.hole_views` (a TODO's words above the hole, then
+        without them), whose drafts ``drafts[i][view]`` holds, read on the event loop for each.
+
         With a remote backend (``remote``) the holes are asked of it, as the completions are (its choices, then the
         same checks); when it fails, the local model answers that hole and the rest if ``fallbackToLocal`` allows,
         else the command fails with the server's message (:class:`RemoteUse`).

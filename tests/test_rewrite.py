@@ -21,7 +21,7 @@ from pygls.exceptions import JsonRpcException
 
 from dgcomplete import edit, syntax
 from dgcomplete.syntax import strict
-from dgcomplete.syntax.languages import keywords
+from dgcomplete.syntax.languages import keywords, operators
 
 from .conftest import inline_capabilities, start_daemon, stop_daemon
 
@@ -224,6 +224,22 @@ def test_repair_puts_a_lost_token_after_the_blanks_that_end_its_line():
         out = edit.repair(java, 0, len(java), "java", ranked)
         assert out.ok and edit.apply_edits(java, out.edits) == java.replace("a) " + eol, "a) {" + eol), out
         assert "  int f(int a){ " + eol[:-1] in ranked.seen[0][1]  # the model chooses between them
+
+
+def test_repair_puts_back_an_operator_between_the_two_blanks_it_left():
+    """`if cnt  0 {`: a deleted `==` (`:=`, `=>`, `&&`) leaves two blanks between two lexemes; the language's own
+    operators are tried there (`syntax.languages.operators`), screened and ranked like the marks."""
+    go = "package p\n\nfunc f() int {\n\tcnt := 1\n\tif cnt  0 {\n\t\treturn 1\n\t}\n\treturn cnt\n}\n"
+    ranked = RankedFiller("\tif cnt == 0 {")
+    out = edit.repair(go, 0, len(go), "go", ranked)
+    assert out.ok and out.stats["inserted"] == "==" and "\tif cnt == 0 {\n" in out.new_text, out
+    assert {"\tif cnt != 0 {", "\tif cnt >= 0 {"} <= set(ranked.seen[0][1])
+    assert ":=" in operators("go") and "=>" in operators("javascript") and "//" not in operators("c")
+    # exactly two blanks between two lexemes: not the alignment before a trailing comment (every operator at each of
+    # its places crowded the screen's bound, and a `]` written twice was no longer taken out)
+    aligned = "    y = f(a, b)]            # the pair\n"
+    assert edit._gap_operators(operators("python"))(aligned, 0, len(aligned), 0, len(aligned) - 1) == []
+    assert edit._two_blanks("n  0", 2) and not edit._two_blanks("n   0", 2) and not edit._two_blanks("  0", 1)
 
 
 def test_repair_inserts_what_the_parser_reports_missing():

@@ -7,6 +7,7 @@ missing wheel only disables its language instead of breaking the daemon.
 from __future__ import annotations
 
 import importlib
+import re
 import threading
 from collections.abc import Callable
 
@@ -239,22 +240,39 @@ def get_language(lang: str) -> tree_sitter.Language:
     return language
 
 
-_keywords: dict[str, tuple[str, ...]] = {}
+_spelled: dict[str, tuple[str, ...]] = {}
+_OPERATOR = re.compile(r"[-+*/%<>=!&|^~?:]{1,3}")
+_COMMENT_MARKS = ("//", "/*", "*/")
+
+
+def _spelled_out(lang: str) -> tuple[str, ...]:
+    """The tokens ``lang``'s grammar spells out: its visible unnamed nodes (keywords, operators, brackets)."""
+    got = _spelled.get(lang)
+    if got is None:
+        language = get_language(lang)
+        got = _spelled[lang] = tuple(sorted({
+            n for i in range(language.node_kind_count)
+            if not language.node_kind_is_named(i) and language.node_kind_is_visible(i)
+            and (n := language.node_kind_for_id(i))}))
+    return got
 
 
 def keywords(lang: str | None) -> tuple[str, ...]:
-    """The words ``lang``'s grammar spells out (``def``, ``in``, ``return``; its visible unnamed nodes of two
-    letters or more): what a deleted keyword was, where the code around it does not say."""
+    """The words ``lang``'s grammar spells out (``def``, ``in``, ``return``; of two letters or more): what a deleted
+    keyword was, where the code around it does not say."""
     if not is_supported(lang):
         return ()
     assert lang is not None
-    got = _keywords.get(lang)
-    if got is None:
-        language = get_language(lang)
-        names = (language.node_kind_for_id(i) for i in range(language.node_kind_count)
-                 if not language.node_kind_is_named(i) and language.node_kind_is_visible(i))
-        got = _keywords[lang] = tuple(sorted({n for n in names if n and len(n) > 1 and n.isidentifier()}))
-    return got
+    return tuple(n for n in _spelled_out(lang) if len(n) > 1 and n.isidentifier())
+
+
+def operators(lang: str | None) -> tuple[str, ...]:
+    """The operators ``lang``'s grammar spells out (``==``, ``:=``, ``=>``, ``&&``; three characters at most, no
+    comment marks): what a deleted operator was."""
+    if not is_supported(lang):
+        return ()
+    assert lang is not None
+    return tuple(n for n in _spelled_out(lang) if _OPERATOR.fullmatch(n) and n not in _COMMENT_MARKS)
 
 
 def get_parser(lang: str) -> tree_sitter.Parser:
