@@ -500,25 +500,34 @@ def test_when_every_line_is_dropped_the_rest_of_a_known_word_still_shows(tiny_mo
     assert asyncio.run(go()).items == []
 
 
+def _answering_engine(tiny_model, monkeypatch, uri: str, text: str, answer) -> tuple[Engine, list[InfillRequest]]:
+    """An engine with the tiny model and ``text`` open at ``uri`` (Python), whose completion core answers each
+    request with ``answer(req)``'s candidates; the list records the requests."""
+    from dgcomplete.types import InfillResult
+
+    e = Engine(load_model(tiny_model), threads=1)
+    e.open(uri, text, 1, "python")
+    seen: list[InfillRequest] = []
+
+    def infill(req, cancel=None, **k):
+        seen.append(req)
+        return InfillResult(answer(req), drops={})
+
+    monkeypatch.setattr(e.local, "infill", infill)
+    return e, seen
+
+
 def test_fill_holes_asks_the_completion_pipeline_where_each_hole_stands(tiny_model, monkeypatch):
     """Each hole is an Invoked completion at its place, the placeholder taken out: the document's retrieved lines
     as drafts (never a placeholder), one line for a hole inside a line; what the pipeline ranks first and is sound
     is written."""
     from dgcomplete.engine import EditOptions
-    from dgcomplete.types import Candidate, InfillResult
+    from dgcomplete.types import Candidate
 
-    e = Engine(load_model(tiny_model), threads=1)
     text = ("def add(a, b):\n    total = a + b\n    return total\n\n\ndef sub(a, b):\n    total = ???\n"
             "    return total\n\n\ndef mul(a, b):\n    ...\n")
-    e.open("file:///h.py", text, 1, "python")
-    seen: list[InfillRequest] = []
-
-    def infill(req, cancel=None, **k):
-        seen.append(req)
-        return InfillResult([Candidate("???"), Candidate("(a"), Candidate("a - b" if req.plan.max_lines == 1 else
-                                                                               "return a * b")], drops={})
-
-    monkeypatch.setattr(e.local, "infill", infill)
+    e, seen = _answering_engine(tiny_model, monkeypatch, "file:///h.py", text, lambda req: [
+        Candidate("???"), Candidate("(a"), Candidate("a - b" if req.plan.max_lines == 1 else "return a * b")])
 
     async def go():
         return await e.edit("fill", "file:///h.py", 0, len(text), 1, options=EditOptions(seed=3))
@@ -584,20 +593,13 @@ def test_a_fill_the_document_moved_under_is_stale(tiny_model, monkeypatch):
 def test_a_todo_hole_is_asked_below_its_words_then_without_them(tiny_model, monkeypatch):
     """`# TODO: add them` is an Invoked completion below `# add them` (the file's line after the same comment is a
     draft there), and when nothing sound comes of that, at the hole with the words taken out too."""
-    from dgcomplete.types import Candidate, InfillResult
+    from dgcomplete.types import Candidate
 
-    e = Engine(load_model(tiny_model), threads=1)
     text = ("def add(a, b):\n    # add them\n    total = a + b\n    return total\n\n\n"
             "def sub(a, b):\n    # TODO: add them\n    return total\n")
-    e.open("file:///t.py", text, 1, "python")
-    seen: list[InfillRequest] = []
-
-    def infill(req, cancel=None, **k):
-        seen.append(req)
-        said = req.prefix.endswith("# add them\n    ")
-        return InfillResult([Candidate("# and return it")] if said else [Candidate("total = a - b")], drops={})
-
-    monkeypatch.setattr(e.local, "infill", infill)
+    # below the words the model goes on with the comment
+    e, seen = _answering_engine(tiny_model, monkeypatch, "file:///t.py", text, lambda req: [
+        Candidate("# and return it" if req.prefix.endswith("# add them\n    ") else "total = a - b")])
     res = asyncio.run(e.edit("fill", "file:///t.py", 0, len(text), 1))
     assert [r.prefix.endswith(("def sub(a, b):\n    # add them\n    ", "def sub(a, b):\n    ")) for r in seen] == [
         True, True] and seen[0].prefix != seen[1].prefix
