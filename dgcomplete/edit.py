@@ -605,9 +605,10 @@ def word_counts(text: str) -> dict[str, int]:
 
 
 def _splits(counts: dict[str, int]) -> Callable[[str, int, int, int, int], list[SingleEdit]]:
-    """One :data:`REPAIR_TOKENS` token inserted inside a word of the line [ls, le) that the document has nowhere
-    else, where a part (of two characters or more) is a word it has: the token deleted between two words glued
-    them (``to_seconds(max)`` without its ``(`` is ``to_secondsmax)``, ``self.x`` without its ``.`` ``selfx``).
+    """One :data:`REPAIR_TOKENS` token, or a ``<``, inserted inside a word of the line [ls, le) that the document has
+    nowhere else, where a part (of two characters or more) is a word it has: the token deleted between two words
+    glued them (``to_seconds(max)`` without its ``(`` is ``to_secondsmax)``, ``self.x`` without its ``.``
+    ``selfx``, ``HashMap<String, V>`` without its ``<`` ``HashMapString, V>``).
     One part is enough: a function's name is often its definition's only word (``gettextmessage)``: `message`),
     and on the Python dev split the glued words mended 2 of 6 such deletions with both parts asked, 5 with one."""
 
@@ -618,7 +619,7 @@ def _splits(counts: dict[str, int]) -> Callable[[str, int, int, int, int], list[
             if counts.get(w, 0) > 1 or m.start() < start or m.end() > end:
                 continue
             out += [SingleEdit(m.start() + k, m.start() + k, t, "insert") for k in range(2, len(w) - 1)
-                    if counts.get(w[:k]) or counts.get(w[k:]) for t in REPAIR_TOKENS]
+                    if counts.get(w[:k]) or counts.get(w[k:]) for t in (*REPAIR_TOKENS, "<")]
         return out
 
     return make

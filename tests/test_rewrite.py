@@ -211,8 +211,11 @@ def test_repair_splits_two_words_a_deleted_token_glued():
     counts = edit.word_counts(py)
     splits = edit._splits(counts)(py, 0, len(py), py.index("    y"), py.index(")\n    return"))
     # where one part is a word of the document: `to_second` + `smax` is neither
-    assert {py[: e.start].rsplit(" ", 1)[-1] for e in splits} == {"to_seconds"} and len(splits) == 11
+    assert {py[: e.start].rsplit(" ", 1)[-1] for e in splits} == {"to_seconds"} and len(splits) == 12  # and `<`
     assert not edit._splits(counts)(py, 0, len(py), 0, py.index("\n"))  # `wait` and `hi`: nothing glued there
+    java = "class A {\n  Map<String, V> m = new HashMapString, V>();\n  HashMap<K, V> n;\n}\n"
+    out = edit.repair(java, 0, len(java), "java", RankedFiller("  Map<String, V> m = new HashMap<String, V>();"))
+    assert out.ok and "new HashMap<String, V>();" in out.new_text, out
 
 
 def test_repair_puts_a_lost_token_after_the_blanks_that_end_its_line():
