@@ -596,10 +596,10 @@ def _two_blanks(text: str, p: int) -> bool:
             and text[p + 1 : p + 2] not in ("", " ", "\t", "\n", "\r"))
 
 
-def word_counts(text: str) -> dict[str, int]:
-    """How often each word (name, keyword, number) stands in ``text``: which names the document has."""
+def word_counts(text: str, lo: int = 0, hi: int | None = None) -> dict[str, int]:
+    """How often each word (name, keyword, number) stands in ``text[lo:hi]``: which names the document has."""
     counts: dict[str, int] = {}
-    for m in _WORDLIKE.finditer(text):
+    for m in _WORDLIKE.finditer(text, lo, len(text) if hi is None else hi):
         counts[m.group()] = counts.get(m.group(), 0) + 1
     return counts
 
@@ -633,9 +633,7 @@ def near_words(text: str, points: list[tuple[int, int]]) -> list[str]:
         lo = max(0, text.rfind("\n", 0, max(0, lo - 1)))
         nl = text.find("\n", hi + 1)
         hi = len(text) if nl < 0 else nl
-    counts: dict[str, int] = {}
-    for m in _WORDLIKE.finditer(text, lo, hi):
-        counts[m.group()] = counts.get(m.group(), 0) + 1
+    counts = word_counts(text, lo, hi)
     return sorted(counts, key=lambda w: (-counts[w], w))[:WORD_CHOICES]
 
 

@@ -1030,7 +1030,7 @@ class Engine:
                 return []
             seed = opts.seed + 7919 * i
             res = None
-            if remote is not None and not remote.failed:
+            if remote is not None:  # None once the server failed and the local model stands in
                 req = self._request(doc, at, plan, s, [], 3, seed, version, remote=True)
                 res = remote.ask(req)
             if res is None:
