@@ -36,6 +36,7 @@ import difflib
 import io
 import json
 import random
+import re
 import sysconfig
 import textwrap
 import time
@@ -115,10 +116,93 @@ def tokens(src: str) -> list[tuple[int, int, str]]:
     return out
 
 
+# the slips people make that a token's deletion or swap does not model (``--kinds typos``)
+TYPOS = ("quote", "closer", "eq", "indent")
+_CLOSER_LINE = re.compile(r"^[ \t]*[)\]}]+[;,]?[ \t]*$")
+_STRING_NODES = ("string", "string_literal", "interpreted_string_literal", "raw_string_literal", "char_literal",
+                 "character_literal", "template_string")
+
+
+def _strings(src: str, lang: str) -> list[tuple[int, int]]:
+    """(start, end) of the string literals written on one line whose last character is their closing quote."""
+    if lang == "python":
+        starts = [0]
+        for line in src.splitlines(keepends=True):
+            starts.append(starts[-1] + len(line))
+        out = []
+        try:
+            for t in tokenize.generate_tokens(io.StringIO(src).readline):
+                if t.type == tokenize.STRING and t.start[0] == t.end[0] and not t.string.endswith(('"""', "'''")):
+                    out.append((starts[t.start[0] - 1] + t.start[1], starts[t.end[0] - 1] + t.end[1]))
+        except (tokenize.TokenError, IndentationError, SyntaxError):
+            return []
+        return out
+    tree = syntax.parse(src, lang)
+    index = syntax.TextIndex(src)
+    out, stack = [], [tree.root_node] if tree is not None else []
+    while stack:
+        node = stack.pop()
+        if node.type in _STRING_NODES and node.start_point[0] == node.end_point[0]:
+            a, b = index.char_offset(node.start_byte), index.char_offset(node.end_byte)
+            if b - a >= 2 and src[b - 1] in "\"'`" and src[b - 1] in src[a : b - 1]:
+                out.append((a, b))
+            continue
+        stack.extend(node.children)
+    return sorted(out)
+
+
+def _python_compiles(src: str) -> bool:
+    try:
+        compile(src, "<case>", "exec", dont_inherit=True)
+        return True
+    except (SyntaxError, ValueError):
+        return False
+
+
+def broken_for(src: str, lang: str) -> bool:
+    """What the suites count as broken: tree-sitter reports an error, or (Python) the compiler refuses."""
+    return syntax.error_count(syntax.parse(src, lang)) > 0 or (lang == "python" and not _python_compiles(src))
+
+
+def typo(src: str, kind: str, rng: random.Random, lang: str, tries: int = 20) -> tuple[str, str] | None:
+    """One slip of :data:`TYPOS`, where it breaks the code: a string's closing quote left out (``quote``), a line
+    of closing brackets left out (``closer``: ``}``, ``});``), ``==`` written ``=`` (``eq``), or a Python line
+    indented one to four columns off (``indent``)."""
+    places: list[tuple[int, int, str]] = []  # (start, end, replacement)
+    if kind == "quote":
+        places = [(b - 1, b, "") for _, b in _strings(src, lang)]
+    elif kind == "closer":
+        at = 0
+        for line in src.splitlines(keepends=True):
+            if _CLOSER_LINE.match(line.rstrip("\n")):
+                places.append((at, at + len(line), ""))
+            at += len(line)
+    elif kind == "eq":
+        places = [(a + m.start(), a + m.end(), "=") for a, b, t in
+                  (tokens(src) if lang == "python" else leaf_tokens(src, lang)) for m in [re.fullmatch("==", t)] if m]
+    elif kind == "indent" and lang == "python":
+        at = 0
+        for i, line in enumerate(src.splitlines(keepends=True)):
+            if i and line.strip() and not line.lstrip().startswith("#"):
+                for d in (-4, -2, -1, 1, 2, 4):
+                    width = len(line) - len(line.lstrip(" "))
+                    if width + d >= 0:
+                        places.append((at, at + width, " " * (width + d)))
+            at += len(line)
+    for _ in range(min(tries, len(places))):
+        a, b, new = places.pop(rng.randrange(len(places)))
+        broken = src[:a] + new + src[b:]
+        if broken_for(broken, lang):
+            return broken, f"{kind}: {src[a:b].strip() or repr(src[a:b])} -> {new.strip() or repr(new)}"
+    return None
+
+
 def corrupt(src: str, kind: str, rng: random.Random, tries: int = 20, lang: str = "python") -> tuple[str, str] | None:
     """Delete one token or swap two adjacent ones on a line (``extra``: a bracket or ``,;:.`` token written twice;
     ``replace``: one written as another of its kind, ``]`` for ``)``, ``;`` for ``:``), until tree-sitter reports
     an error."""
+    if kind in TYPOS:
+        return typo(src, kind, rng, lang)
     toks = tokens(src) if lang == "python" else leaf_tokens(src, lang)
     if len(toks) < 4:
         return None
@@ -213,10 +297,20 @@ def make_cases(n: int, seed: int, source: str, lang: str = "python",
         rng.shuffle(files)
         by_file = (functions(f, root) for f in files)
     cases: list[Case] = []
+    taken, quota = dict.fromkeys(kinds, 0), -(-n // len(kinds))
     for funcs in by_file:
         if not funcs:
             continue
         fid, src = funcs[rng.randrange(len(funcs))]  # one function per file: a spread sample
+        if all(k in TYPOS for k in kinds):  # slips, each up to its share (few functions have an `==` to lose)
+            for kind in kinds:
+                got = None if taken[kind] >= quota else corrupt(src, kind, rng, lang=lang)
+                if got is not None:
+                    taken[kind] += 1
+                    cases.append(Case(fid, kind, src, got[0], got[1], lang))
+            if len(cases) >= n:
+                break
+            continue
         kind = kinds[len(cases) % len(kinds)]
         got = corrupt(src, kind, rng, lang=lang)
         if got is None:
@@ -247,7 +341,8 @@ def run(model: Path, cases: list[Case], *, rounds: int, steps: int | None, threa
         before = syntax.error_count(syntax.parse(c.broken, c.lang))
         after = syntax.error_count(syntax.parse(result, c.lang))
         rows.append({
-            "id": c.id, "kind": c.kind, "detail": c.detail, "offered": out.ok, "parses": after == 0,
+            "id": c.id, "kind": c.kind, "detail": c.detail, "offered": out.ok,
+            "parses": not broken_for(result, c.lang) if c.kind in TYPOS else after == 0,
             "exact": result == c.original, "errors_before": before, "errors_after": after,
             "fewer_errors": after < before, "rounds": out.stats.get("rounds", 0), "denoise_calls": filler.calls,
             "steps": filler.steps, "ms": round(ms, 1), "reason": out.reason,
@@ -485,7 +580,8 @@ def main(argv: list[str] | None = None) -> None:
                          "packages' functions through Engine.edit (issue #17's suite; default 20 cases)")
     ap.add_argument("--kinds", default="delete,swap",
                     help="corruptions, taken in turn: delete, swap, extra (a bracket or ,;:. twice), replace (one "
-                         "written as another of its kind)")
+                         "written as another of its kind); quote, closer, eq, indent (the slips of TYPOS; "
+                         "`typos` is all four)")
     ap.add_argument("--lang", default="python", choices=sorted(FUNCTION_NODES),
                     help="the dev source's language (the stdlib suites are Python)")
     ap.add_argument("--out", default=None, help="default bench/results/repair.json (repair_heldout.json)")
@@ -499,7 +595,8 @@ def main(argv: list[str] | None = None) -> None:
 
     model = resolve_model(args.model)
     t0 = time.perf_counter()
-    cases = make_cases(args.cases, args.seed, args.source, args.lang, tuple(args.kinds.split(",")))
+    kinds = tuple(k for name in args.kinds.split(",") for k in (TYPOS if name == "typos" else (name,)))
+    cases = make_cases(args.cases, args.seed, args.source, args.lang, kinds)
     res = run(model, cases, rounds=args.rounds, steps=args.steps, threads=args.threads)
     groups, md = table(res["rows"])
     report = {

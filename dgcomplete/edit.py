@@ -33,10 +33,11 @@ import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import TYPE_CHECKING, Any
 
 from . import syntax
-from .syntax import strict
+from .syntax import strict, style
 from .syntax.languages import is_comment_line, keywords, operators
 from .types import Cancelled, CancelToken
 
@@ -375,9 +376,29 @@ def error_points(text: str, start: int, end: int, errors: list[ErrorNode]) -> li
             tail = _lexemes(text[last_start:e], last_start)
             if tail:
                 guesses.append(tail[-1])
+            guesses += [(p, p) for p in _open_quote_ends(text, s, e)]
         inside = [(max(a, start), min(b, end)) for a, b in guesses if a <= end and b >= start]
         out.extend(inside or [(max(s, start), min(e, end))])
     return sorted({(a, b) for a, b in out if a <= b})
+
+
+_QUOTE_SCAN_LINES = 200  # lines of one ERROR node read for a string left open
+
+
+def _open_quote_ends(text: str, s: int, e: int) -> list[int]:
+    """The ends of the lines of [s, e) with an odd number of some quote: a string left open there, which a
+    tree-sitter grammar may report only as one ERROR node over the whole function (Java)."""
+    out, ls = [], text.rfind("\n", 0, s) + 1
+    for _ in range(_QUOTE_SCAN_LINES):
+        if ls >= e:
+            break
+        le = text.find("\n", ls)
+        le = len(text) if le < 0 else le
+        line = text[ls:le]
+        if any((line.count(q) - line.count("\\" + q)) % 2 for q in _QUOTES):
+            out.append(le - (line[-1:] == "\r"))
+        ls = le + 1
+    return out
 
 
 def widen(text: str, spans: list[tuple[int, int]], grow: int) -> list[tuple[int, int]]:
@@ -533,7 +554,8 @@ class SingleEdit:
     kind: str  # one of _KINDS
 
 
-_KINDS = ("insert", "swap", "replace", "delete", "word")  # without a model, an insertion is tried first
+# without a model, a closing line the indentation asks for is tried first, then an insertion
+_KINDS = ("closer", "insert", "swap", "replace", "delete", "word")
 WORD_CHOICES = 24  # a word insertion's words: the commonest near the damage (a deleted name or keyword)...
 WORD_LINES = 40  # ...within this many lines of it
 _WORDLIKE = re.compile(r"[^\W\d]\w*|\d+")
@@ -572,6 +594,147 @@ def _insertion_points(text: str, start: int, end: int, ls: int, le: int) -> list
 def _insertions(text: str, start: int, end: int, ls: int, le: int) -> list[SingleEdit]:
     """One :data:`REPAIR_TOKENS` token inserted at each :func:`_insertion_points` point of the line [ls, le)."""
     return [SingleEdit(p, p, t, "insert") for p in _insertion_points(text, start, end, ls, le) for t in REPAIR_TOKENS]
+
+
+_QUOTES = "\"'`"
+
+
+def _quotes(text: str, start: int, end: int, ls: int, le: int) -> list[SingleEdit]:
+    """A quote inserted at each :func:`_insertion_points` point of the line [ls, le) that has an odd number of them
+    (not counting escaped ones): a string left open (``log("x);``, ``s.replace('a, 'b')``). Before, nothing put a
+    quote back, and the rounds' denoising did not either."""
+    line = text[ls:le]
+    odd = [q for q in _QUOTES if (line.count(q) - line.count("\\" + q)) % 2]
+    if not odd:
+        return []
+    return [SingleEdit(p, p, q, "insert") for p in _insertion_points(text, start, end, ls, le) for q in odd]
+
+
+_OPENS = {"(": ")", "[": "]", "{": "}"}
+
+
+def _indent_width(line: str) -> int:
+    return len(line[: len(line) - len(line.lstrip(" \t"))].expandtabs(8))
+
+
+def closer_lines(text: str, start: int, end: int, lang: str | None) -> list[SingleEdit]:
+    """A line of closing brackets put back where the indentation says a block ended without one: after a line that
+    leaves brackets open (``if (a > 1) {``, ``foo(function () {``), the first later line of code indented less
+    than the statement it ends, or as much but not closing them itself, gets them on a line of its own after the
+    block's last line of code (or on the line of blanks there), at the statement's indentation; where the range
+    ends with brackets still open, after its last line. Each place comes in three forms, the likeliest first
+    (:func:`_closer_forms`: ``}``, ``};``, ``},``). A whole lost ``}`` line was put back glued to the next line
+    (``}return 0;``) or at the file's end (``}}``), which parses but closes the wrong block."""
+    if lang is None or not syntax.is_supported(lang):
+        return []
+    nl = "\r\n" if "\r\n" in text[start:end] else "\n"
+    semis = not style.omits_semicolons(text, start, lang)
+    out: list[SingleEdit] = []
+
+    def closing(at: int, indent: str, closers: str, opener: str, tail: bool) -> None:
+        """The forms of a closing line at ``at``; on a line of blanks there, on it; ``tail``: after the last line."""
+        le = text.find("\n", at)
+        blank = text[at : len(text) if le < 0 else le].rstrip("\r")
+        if not start <= at <= end or (blank and not blank.strip() and at + len(blank) > end):
+            return  # never outside the range (which may end inside a line)
+        forms = _closer_forms(closers, opener, lang, semis)
+        if at < len(text) and blank and not blank.strip():  # the blanks a deleted `}` left: it goes back there
+            out.extend(SingleEdit(at, at + len(blank), indent + f, "closer") for f in forms)
+        elif tail and at and text[at - 1] != "\n":
+            out.extend(SingleEdit(at, at, nl + indent + f, "closer") for f in forms)
+        else:
+            out.extend(SingleEdit(at, at, indent + f + nl, "closer") for f in forms)
+
+    stack: list[tuple[int, str, str, str]] = []  # (width, indentation, closers, opener) of the open statements
+    code_lines: list[tuple[str, int, str]] = []  # (code, width, indentation) of the lines read so far
+    after_code = after_any = at = text.rfind("\n", 0, start) + 1  # the starts of the lines after the last code line
+    while at < end and at < len(text):
+        le = text.find("\n", at)
+        le = len(text) if le < 0 else le
+        line = text[at:le].rstrip("\r")
+        code = line.strip()
+        if code and not is_comment_line(line, lang) and not code.startswith("#"):  # nor C's `#ifdef` at column 0
+            width, indent = _indent_width(line), line[: len(line) - len(line.lstrip(" \t"))]
+            label = width == (stack[-1][0] if stack else -1) and _LABEL.match(code)  # Go's `case` under `switch {`
+            while stack and not label and (width < stack[-1][0] or
+                                           (width == stack[-1][0] and not code.startswith(stack[-1][2][:1]))):
+                _, ind, closers, opener = stack.pop()
+                closing(after_code, ind, closers, opener, False)
+            if stack and width == stack[-1][0] and code.startswith(stack[-1][2][:1]):
+                stack.pop()
+            opened = _unclosed_brackets(code)
+            if opened:
+                head = _statement_start(code_lines, code, (code, width, indent), lang)
+                stack.append((head[1], head[2], opened, head[0]))
+            code_lines.append((code, width, indent))
+            after_code = le + 1
+        if code:
+            after_any = le + 1
+        at = le + 1
+    for _, ind, closers, opener in reversed(stack):
+        closing(min(after_any, len(text)), ind, closers, opener, True)
+    return out
+
+
+_LABEL = re.compile(r"(?:case\b|default\b\s*:)")
+_BLOCK_HEAD = re.compile(r"(?:\}\s*)?(?:if|else|for|while|do|switch|try|catch|finally|function|class|interface|enum|"
+                         r"struct|union|impl|fn|pub|mod|trait|match|loop|unsafe|namespace|static|public|private|"
+                         r"protected|export\s+(?:default\s+)?(?:function|class))\b")
+_ASSIGNS = re.compile(r"(?<![=!<>])=(?!=)|^return\b")
+
+
+def _closer_forms(closers: str, opener: str, lang: str | None, semis: bool) -> list[str]:
+    """A closing line's text in its three forms, the likeliest first: with a ``;`` where the statement the opener
+    began is an expression a ``;`` ends (``var mark = {``, ``return {``, ``foo(function () {``) in a language and
+    file that write them; else bare. (tree-sitter accepts ``};`` after a block and ``}`` after an object literal
+    in JavaScript, and the model ranked the bare form first where the file had ``};``.)"""
+    semi = (semis and lang not in ("python", "go") and not _BLOCK_HEAD.match(opener)
+            and bool(")" in closers or _ASSIGNS.search(opener)))
+    return [closers + ";", closers, closers + ","] if semi else [closers, closers + ";", closers + ","]
+
+
+def _statement_start(code_lines: list[tuple[str, int, str]], code: str, own: tuple[str, int, str],
+                     lang: str | None) -> tuple[str, int, str]:
+    """The line of code (code, width, indentation) that begins the statement the line ``code`` (``own``) goes
+    on, given the lines of code above it: the line that opened the brackets it closes first (a condition's last
+    line ``x === '_') {``), else the line above while this one is indented deeper and that one ends without ``;``,
+    ``{``, ``}``, ``:``, ``,``, ``(`` or ``[`` (``public Process exec(...)`` above ``        throws IOException {``;
+    not in Python, where a line ends its statement outside brackets)."""
+    need = depth = 0
+    for ch in code:
+        depth += ch in _OPENS
+        if ch in ")]}":
+            need += depth == 0
+            depth = max(0, depth - 1)
+    for prev in reversed(code_lines):
+        if need <= 0:
+            break
+        need -= sum(ch in _OPENS for ch in prev[0]) - sum(ch in ")]}" for ch in prev[0])
+        if need <= 0:
+            return prev
+    head = own
+    for prev in reversed(code_lines) if lang != "python" else ():  # a Python line ends its statement
+        if prev[1] >= head[1] or prev[0][-1:] in (";", "{", "}", ":", ",", "(", "["):
+            break
+        head = prev
+    return head
+
+
+def _unclosed_brackets(code: str) -> str:
+    """The closers of the brackets that ``code``, a line ending with an opening one, leaves open, innermost first
+    (``foo(function () {`` -> ``})``); a closer that closes nothing opened on the line closes what lines above
+    opened (``} else {``, a condition's last line ``x === '_') {``), and what is open is counted after it. Strings
+    and comments are not read closely: a bracket inside one may count."""
+    stack: list[str] = []
+    for ch in code:
+        if ch in _OPENS:
+            stack.append(_OPENS[ch])
+        elif ch in ")]}":
+            if stack and stack[-1] == ch:
+                stack.pop()
+            else:
+                stack = []
+    return "".join(reversed(stack)) if stack and code.rstrip()[-1:] in _OPENS else ""
 
 
 def _gap_operators(ops: Sequence[str]) -> Callable[[str, int, int, int, int], list[SingleEdit]]:
@@ -734,12 +897,15 @@ def single_edits(text: str, start: int, end: int, lang: str | None, bounds: Dama
     spans = _line_spans(text, bounds.lines)
     near_of = {line: min((abs(line - r) for r in err_lines), default=0) for line in spans}
     lines = sorted(spans, key=lambda r: (near_of[r], r))
-    makers = (_insertions, _splits(word_counts(text)), _gap_operators(operators(lang)), _swaps, _marks
+    makers = (_insertions, _quotes, _splits(word_counts(text)), _gap_operators(operators(lang)), _swaps, _marks
               ) if words is None else (_word_insertions(words, starters),)
     if words is not None:
         lines = [r for r in lines if near_of[r] == 0]
-    # kind by kind, each over the lines nearest first: the bounds cut the rarer kinds on far lines
-    candidates = ((r, e) for make in makers for r in lines for e in make(text, start, end, *spans[r]))
+    # kind by kind, each over the lines nearest first: the bounds cut the rarer kinds on far lines; first the
+    # closer lines the indentation asks for, wherever in the range (few, and a lost `}` line is reported far away)
+    closers = [] if words is not None else [(_line_of(text, e.start), e) for e in closer_lines(text, start, end, lang)]
+    near_of.update({r: 0 for r, _ in closers})
+    candidates = chain(closers, ((r, e) for make in makers for r in lines for e in make(text, start, end, *spans[r])))
     tried = 0
     screened: list[tuple[tuple[int, int, int, int, int], SingleEdit]] = []
     t0 = time.perf_counter()
@@ -769,7 +935,7 @@ def _verified(text: str, start: int, end: int, lang: str | None, before: list[Er
 
 
 _DONE = {"insert": "inserted", "swap": "swapped", "replace": "replaced", "delete": "deleted",
-         "word": "inserted_word"}  # a single edit's stats key
+         "word": "inserted_word", "closer": "closer_line"}  # a single edit's stats key
 
 
 def _ranked(text: str, options: list[SingleEdit], rank: Ranker | None) -> list[SingleEdit]:
@@ -805,6 +971,8 @@ def repair(text: str, start: int, end: int, lang: str | None, filler: Filler, *,
     if not syntax.is_supported(lang):
         return Outcome(reason=f"no parser for {lang or 'this language'}")
     before = error_nodes(text, lang)
+    if lang == "python" and (out := reindented(text, start, end, before)) is not None:
+        return out
     if not errors_in_range(before, start, end):
         return Outcome(reason="no syntax errors in the range")
     orig = text[start:end]
@@ -829,8 +997,12 @@ def repair(text: str, start: int, end: int, lang: str | None, filler: Filler, *,
                          [k for k in keywords(lang) if k not in near])
     stats0["word_edits"] = len(words)
     found = confirmed(options) + confirmed(words)
-    if found:  # the smallest repair there is: one token the parser and the model agree on
+    closers = [e for e in found if e.kind == "closer"]
+    if closers:  # the indentation says where a block's closing line went: the first such place, its likeliest form
+        e = min(closers, key=lambda c: c.start)
+    elif found:  # the smallest repair there is: one token the parser and the model agree on
         e = _ranked(text, found, getattr(filler, "rank", None))[0]
+    if found:
         cur = orig[: e.start - start] + e.new + orig[e.end - start :]
         return Outcome(confine(text, start, end, cur), cur, "", {**stats0, "rounds": 0, "errors_after": 0,
                                                                   _DONE[e.kind]: e.new})
@@ -889,6 +1061,118 @@ def repair(text: str, start: int, end: int, lang: str | None, filler: Filler, *,
     if why:
         return Outcome(reason=why, stats=stats)
     return Outcome(edits, cur, "", stats)
+
+
+MAX_REINDENTED = 20  # lines of one range a repair re-indents (a pasted block one level off)
+
+
+def reindented(text: str, start: int, end: int, before: list[ErrorNode]) -> Outcome | None:
+    """Python: the lines of the range whose indentation the compiler refuses (:func:`strict.indentation_error`;
+    tree-sitter reads most of them without an error) given another, one line at a time while each step moves the
+    error further down; None when the compiler has nothing to say about the range's indentation or no
+    re-indentation makes the definition compile.
+
+    The compiler names the line where it noticed, which is not always the wrong one (``   x = 1`` above
+    ``    return x``: the second is refused; a block's first line two columns short is noticed where the block
+    ends); so the lines of code above it in the range are tried too (up to :data:`REINDENT_ROWS`), and a step
+    after which the definition compiles wins, then the one that leaves fewest lines off the document's
+    indentation unit (4 columns, or 2), then the nearest to the named line. Where tree-sitter sees no error in the
+    range, any error the compiler names is tried this way (``return`` at column 0 is ``'return' outside
+    function``)."""
+    unit = _indent_unit(text)
+    any_error = not errors_in_range(before, start, end)
+    cur, rows = text, []
+    for _ in range(MAX_REINDENTED):
+        hi = end + len(cur) - len(text)
+        row = strict.indentation_error(cur, start, hi, any_error)
+        if row is None:
+            break
+        chunk = strict.python_chunk(cur, start, hi)
+        top = chunk[0] if chunk is not None else cur.rfind("\n", 0, start) + 1
+        steps = []
+        for r in _code_rows_up(cur, row, start):
+            if rows and r <= rows[-1]:
+                break
+            spans = _line_spans(cur, [r])
+            if r in spans and spans[r][0] <= hi:
+                got = _reindent_line(cur, *spans[r], top, row)
+                if got is not None:
+                    fixed, whole = got
+                    steps.append((not whole, _off_unit(fixed, start, hi + len(fixed) - len(cur), unit), len(steps), r,
+                                  fixed))
+        if not steps:
+            return None
+        *_, r, cur = min(steps)
+        rows.append(r)
+    if not rows:
+        return None
+    grow = len(cur) - len(text)
+    chunk = strict.python_chunk(cur, start, end + grow)
+    errs = error_nodes(cur, "python")
+    if chunk is None or not strict.compiles(cur[chunk[0] : chunk[1]]) or errors_in_range(errs, start, end + grow) \
+            or _added_outside(before, errs, start, end, end + grow):
+        return None
+    new = cur[start : end + grow]
+    return Outcome(confine(text, start, end, new), new, "",
+                   {"reindented": [r + 1 for r in rows], "rounds": 0, "errors_before": len(before), "errors_after": 0})
+
+
+def _code_widths(text: str, a: int = 0, b: int | None = None) -> list[int]:
+    return [_indent_width(x) for x in text[a:b].split("\n") if x.strip() and not x.lstrip().startswith("#")]
+
+
+def _indent_unit(text: str) -> int:
+    """2 where at least four in five indented code lines of ``text`` are that many columns in steps but not four,
+    and two or more are not four in steps (a two-space file, not one line two columns off), else PEP 8's 4."""
+    widths = [w for w in _code_widths(text) if w]
+    fits = lambda unit: sum(w % unit == 0 for w in widths) >= 0.8 * len(widths)  # noqa: E731
+    return 2 if sum(w % 4 == 2 for w in widths) >= 2 and fits(2) and not fits(4) else 4
+
+
+def _off_unit(text: str, a: int, b: int, unit: int) -> int:
+    return sum(w % unit != 0 for w in _code_widths(text, text.rfind("\n", 0, a) + 1, b))
+
+
+REINDENT_ROWS = 40  # lines of code, from the one the compiler names upwards, that a re-indentation may be of
+
+
+def _code_rows_up(text: str, row: int, start: int) -> list[int]:
+    """``row`` and the rows above it with code on them, nearest first, down to the range's first line."""
+    top = text.count("\n", 0, start)
+    lines = text.split("\n")
+    out = [row]
+    for r in range(min(row, len(lines)) - 1, top - 1, -1):
+        if len(out) >= REINDENT_ROWS:
+            break
+        if lines[r].strip() and not lines[r].lstrip().startswith("#"):
+            out.append(r)
+    return out
+
+
+def _reindent_line(text: str, ls: int, le: int, top: int, row: int) -> tuple[str, bool] | None:
+    """``text`` with the line [ls, le) given the indentation, nearest in width to its own, of a line above it in the
+    definition (which starts at ``top``), or one level deeper than the line above where that opens a block, such
+    that the compiler accepts the definition (True), else no longer refuses it at ``row`` or before it (False: a
+    pasted block is mended line by line)."""
+    line = text[ls:le]
+    own = line[: len(line) - len(line.lstrip(" \t"))]
+    above = [x for x in text[top:ls].split("\n") if x.strip() and not x.lstrip().startswith("#")]
+    options = {x[: len(x) - len(x.lstrip(" \t"))] for x in above}
+    if above and above[-1].rstrip().endswith(":"):  # a block's head: its body goes one level deeper
+        prev = above[-1][: len(above[-1]) - len(above[-1].lstrip(" \t"))]
+        widths = sorted({_indent_width(x) for x in above} | {0})
+        step = min((b - a for a, b in zip(widths, widths[1:], strict=False) if b > a), default=4)
+        options.add(prev + ("\t" if prev.startswith("\t") else " " * step))
+    width = _indent_width(line)
+    moved = None  # the nearest that moves the error down, where none makes the definition compile
+    for ind in sorted(options - {own}, key=lambda x: (abs(_indent_width(x + "x") - width), _indent_width(x + "x"))):
+        cand = text[:ls] + ind + line[len(own) :] + text[le:]
+        after = strict.indentation_error(cand, top, ls + len(ind) + len(line) - len(own), any_error=True)
+        if after is None:
+            return cand, True
+        if after > row and moved is None:
+            moved = cand
+    return None if moved is None else (moved, False)
 
 
 _PUNCT = re.compile(r"[^\w\s]{1,3}")

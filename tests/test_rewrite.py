@@ -245,6 +245,76 @@ def test_repair_puts_back_an_operator_between_the_two_blanks_it_left():
     assert edit._two_blanks("n  0", 2) and not edit._two_blanks("n   0", 2) and not edit._two_blanks("  0", 1)
 
 
+def test_repair_closes_a_string_left_open():
+    """A string's closing quote left out: a quote goes back at a place of the line that has an odd number of them,
+    and the model ranks the places; Java reports the whole method as one ERROR node, so the line is found by its
+    open quote."""
+    js = 'function f(b) {\n  log("a, b);\n  return b;\n}\n'
+    ranked = RankedFiller('  log("a", b);')
+    out = edit.repair(js, 0, len(js), "javascript", ranked)
+    assert out.ok and edit.apply_edits(js, out.edits) == js.replace('"a, b);', '"a", b);'), out
+    assert '  log("a, b");' in ranked.seen[0][1]  # parses too: the model chooses
+    java = 'void start() {\n  stopped = false;\n  Thread t = new Thread(this, "WATCHDOG);\n  t.start();\n}\n'
+    out = edit.repair(java, 0, len(java), "java", RankedFiller('  Thread t = new Thread(this, "WATCHDOG");'))
+    assert out.ok and edit.apply_edits(java, out.edits) == java.replace('"WATCHDOG);', '"WATCHDOG");'), out
+    py = "def f(s):\n    return s.replace('a, 'b')\n"
+    out = edit.repair(py, 0, len(py), "python", RankedFiller("    return s.replace('a', 'b')"))
+    assert out.ok and edit.apply_edits(py, out.edits) == "def f(s):\n    return s.replace('a', 'b')\n", out
+    even, escaped = "x = 'it''s'", 'a("b\\"c'  # an escaped quote does not count
+    assert edit._quotes(even, 0, len(even), 0, len(even)) == [] and edit._quotes(escaped, 0, 7, 0, 7)
+
+
+def test_repair_puts_a_lost_closing_line_where_the_indentation_says():
+    """A whole `}` line left out: it goes back on a line of its own after the block's last line of code, at the
+    indentation of the statement that opened it (not glued to the next line, `}return 0;`, nor at the end, `}}`,
+    which parse too); `})`-style closers and a closing line at the range's end as well, LF and CRLF."""
+    for eol in ("\n", "\r\n"):
+        c = "int f(int a) {\n    if (a > 1) {\n        return a;\n    }\n\n    return 0;\n}\n".replace("\n", eol)
+        lost = c.replace("    }" + eol, "")
+        out = edit.repair(lost, 0, len(lost), "c", RankedFiller("    }return 0;"))  # the model's choice is not asked
+        assert out.ok and edit.apply_edits(lost, out.edits) == c and out.stats["closer_line"] == "    }" + eol, out
+    js = "function f(x) {\n  x.on('a', function () {\n    go();\n  });\n  return x;\n}\n"
+    lost = js.replace("  });\n", "")
+    out = edit.repair(lost, 0, len(lost), "javascript", RankedFiller("  });\n  return x;"))  # the line it goes before
+    assert out.ok and edit.apply_edits(lost, out.edits) == js, out
+    java = "Process exec(CommandLine cmd)\n        throws IOException {\n    return launch(cmd);\n}\n"
+    lost = java[: -len("}\n")]
+    assert [e.new for e in edit.closer_lines(lost, 0, len(lost), "java")][:1] == ["}\n"]  # the statement's indentation
+    out = edit.repair(lost, 0, len(lost), "java", RankedFiller("}"))
+    assert out.ok and edit.apply_edits(lost, out.edits) == java, out
+    assert edit._unclosed_brackets("} else {") == "}" and edit._unclosed_brackets("a(b)") == ""
+    # never outside the range, which may end inside a line; a `;` where an expression statement ends, and the
+    # blanks a deleted `}` left take it on their own line
+    for cut in range(len(lost)):
+        assert all(0 <= e.start <= e.end <= cut for e in edit.closer_lines(lost, 0, cut, "java"))
+    obj = "function f() {\n  var mark = {\n    a: 1\n\n  return mark;\n}\n"
+    assert [e.new for e in edit.closer_lines(obj, 0, len(obj), "javascript")][:2] == ["  };\n", "  }\n"]
+    blanks = "int f(int a) {\n    if (a) {\n        a++;\n    \n    return a;\n}\n"
+    out = edit.repair(blanks, 0, len(blanks), "c", RankedFiller(""))
+    assert out.ok and edit.apply_edits(blanks, out.edits) == blanks.replace("a++;\n    \n", "a++;\n    }\n"), out
+
+
+def test_repair_reindents_a_python_line_the_compiler_refuses():
+    """tree-sitter reads most indentation errors without an error node; Python's compiler names the line where it
+    noticed, which the repair re-indents (or a line above it, when that leaves fewer lines off the file's unit)."""
+    cases = {
+        "def f(v):\n    x = 1\n      return x\n": "def f(v):\n    x = 1\n    return x\n",  # unexpected indent
+        "def f(v):\n    x = 1\n  return x\n": "def f(v):\n    x = 1\n    return x\n",  # unindent does not match
+        "def f(v):\n    if v:\n    return 1\n": "def f(v):\n    if v:\n        return 1\n",  # expected a block
+        "def f(v):\n   x = 1\n    return x\n": "def f(v):\n    x = 1\n    return x\n",  # the line above
+        "def f(v):\n    x = 1\nreturn x\n": "def f(v):\n    x = 1\n    return x\n",  # 'return' outside function
+        "def f(v):\n    x = 1\n        y = 2\n        z = 3\n    return x\n":
+            "def f(v):\n    x = 1\n    y = 2\n    z = 3\n    return x\n",  # a pasted block, line by line
+    }
+    for broken, fixed in cases.items():
+        assert syntax.error_count(syntax.parse(broken, "python")) == 0 or "return x\n  " in broken
+        out = edit.repair(broken, 0, len(broken), "python", RankedFiller(""))
+        assert out.ok and edit.apply_edits(broken, out.edits) == fixed, (broken, out)
+        assert out.stats["reindented"]
+    fine = "def f(v):\n    x = (1,\n  2)\n    return x\n"  # a continuation line may be indented any way
+    assert edit.repair(fine, 0, len(fine), "python", RankedFiller("")).reason == "no syntax errors in the range"
+
+
 def test_repair_inserts_what_the_parser_reports_missing():
     """When the model's rounds leave errors one token cannot fix, MISSING tokens tree-sitter names (here two
     ")") are inserted."""

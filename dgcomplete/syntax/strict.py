@@ -167,6 +167,11 @@ def _row(text: str, offset: int) -> int:
     return text.count("\n", 0, offset)
 
 
+def compiles(src: str) -> bool:
+    """Python's compiler accepts ``src`` (see :func:`_compiles`)."""
+    return _compiles(src)
+
+
 def _compiles(src: str) -> bool:
     """Python's compiler accepts ``src``: its parser, and the checks after it (a duplicate argument, ``nonlocal``
     at module level, ``break`` outside a loop) that ``ast.parse`` lets pass."""
@@ -220,6 +225,27 @@ def python_range_sound(text: str, start: int, end: int, new: str, max_lines: int
     shift = new.count("\n") - text.count("\n", start, end)
     after = (text[:start] + new + text[end:]).split("\n")
     return _compiles("\n".join(after[a : b + shift]))
+
+
+def indentation_error(text: str, start: int, end: int, any_error: bool = False) -> int | None:
+    """The document row at which Python's compiler refuses the definition(s) around ``[start, end)`` for their
+    indentation (``unexpected indent``, ``unindent does not match any outer indentation level``, ``expected an
+    indented block``), or None. tree-sitter reads most such lines without an error node. ``any_error``: the row of
+    any error the compiler reports (``'return' outside function`` is a ``return`` dedented to column 0)."""
+    chunk = python_chunk(text, start, end)
+    if chunk is None:
+        return None
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(text[chunk[0] : chunk[1]], "<dgcomplete>", "exec", dont_inherit=True)
+    except SyntaxError as e:  # IndentationError and TabError too
+        if e.lineno is None or not (any_error or isinstance(e, IndentationError)):
+            return None
+        return _row(text, chunk[0]) + e.lineno - 1
+    except (ValueError, MemoryError, RecursionError, OverflowError):
+        return None
+    return None
 
 
 _ALNUM = re.compile(r"[^\W_]")
