@@ -677,7 +677,6 @@ def closer_lines(text: str, start: int, end: int, lang: str | None) -> list[Sing
 
 
 _LABEL = re.compile(r"(?:case\b|default\b\s*:)")
-_BRACKET_LINE = re.compile(r"^[ \t]*[)\]]+[;,]?[ \t]*\r?$", re.M)  # a line of `)` or `]` alone
 _BLOCK_HEAD = re.compile(r"(?:\}\s*)?(?:if|else|for|while|do|switch|try|catch|finally|function|class|interface|enum|"
                          r"struct|union|impl|fn|pub|mod|trait|match|loop|unsafe|namespace|static|public|private|"
                          r"protected|export\s+(?:default\s+)?(?:function|class))\b")
@@ -998,10 +997,8 @@ def repair(text: str, start: int, end: int, lang: str | None, filler: Filler, *,
                          [k for k in keywords(lang) if k not in near])
     stats0["word_edits"] = len(words)
     found = confirmed(options) + confirmed(words)
-    # the indentation says where a block's closing line went: the first such place, its likeliest form; a `)` or
-    # `]` may also hug the last argument (`    b)`), so such a line wins only where the file writes them alone
-    closers = [e for e in found if e.kind == "closer" and ("}" in e.new or _BRACKET_LINE.search(text))]
-    if closers:
+    closers = [e for e in found if e.kind == "closer"]
+    if closers:  # the indentation says where a block's closing line went: the first such place, its likeliest form
         e = min(closers, key=lambda c: c.start)
     elif found:  # the smallest repair there is: one token the parser and the model agree on
         e = _ranked(text, found, getattr(filler, "rank", None))[0]
