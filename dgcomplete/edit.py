@@ -1063,6 +1063,18 @@ def repair(text: str, start: int, end: int, lang: str | None, filler: Filler, *,
     return Outcome(edits, cur, "", stats)
 
 
+def repairable(text: str, start: int, end: int, lang: str | None, errors: list[ErrorNode]) -> bool:
+    """Whether Repair has something to mend in [start, end]: a tree-sitter error there (``errors``: the
+    document's), or, in Python, a line there whose indentation the compiler refuses (which tree-sitter mostly
+    reads without an error)."""
+    if errors_in_range(errors, start, end):
+        return True
+    if lang != "python":
+        return False
+    row = strict.indentation_error(text, start, end)
+    return row is not None and text.count("\n", 0, start) <= row <= text.count("\n", 0, end)
+
+
 MAX_REINDENTED = 20  # lines of one range a repair re-indents (a pasted block one level off)
 
 

@@ -340,7 +340,8 @@ def _resolve_supported(ls: RewriteServer) -> bool:
 
 
 async def code_actions(ls: RewriteServer, params: lsp.CodeActionParams) -> list[lsp.CodeAction] | None:
-    """Cheap listing (no model work): Rewrite (variants), Repair (errors in range), Fill holes (holes)."""
+    """Cheap listing (no model work): Rewrite (variants), Repair (errors in range, or a Python line the compiler
+    refuses for its indentation), Fill holes (holes)."""
     engine, _ = await ls.engine_or_reason()
     if engine is None or (engine.local is None and engine.remote is None):
         return None
@@ -366,7 +367,8 @@ async def code_actions(ls: RewriteServer, params: lsp.CodeActionParams) -> list[
         for k in range(n):
             add("rewrite", TITLES["rewrite"] + (f" (variant {k + 1})" if n > 1 else ""), seed=k)
     lo, hi = _span(v, "repair", params.range)
-    if _wants(only, KINDS["repair"]) and edit.errors_in_range(edit.error_nodes(text, s.lang, s.doc.tree, s.doc.index()), lo, hi):
+    if _wants(only, KINDS["repair"]) and edit.repairable(text, lo, hi, s.lang,
+                                                         edit.error_nodes(text, s.lang, s.doc.tree, s.doc.index())):
         add("repair", TITLES["repair"], diagnostics=list(params.context.diagnostics) or None)
     if _wants(only, KINDS["fill"]) and edit.find_holes(text, lo, hi):
         add("fill", TITLES["fill"])

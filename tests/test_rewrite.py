@@ -807,6 +807,15 @@ async def test_code_actions_listed_by_what_the_range_holds(rw):
     assert [a.data["kind"] for a in await actions(rw, broken, rng(1, 0, 2, 12), only=["quickfix"])] == ["repair"]
     assert [a.data["kind"] for a in await actions(rw, broken, rng(1, 6, 1, 6))] == ["repair"]  # cursor line
     assert "repair" not in {a.data["kind"] for a in await actions(rw, broken, rng(5, 0, 6, 12))}
+    # a Python line the compiler refuses for its indentation, which tree-sitter reads without an error: listed on
+    # its line, not on a clean one, and the Quick Fix re-indents it
+    dented = "file:///w/dented.py"
+    open_doc(rw, dented, "def f(x):\n    y = x\n      return y\n", "python")
+    assert [a.data["kind"] for a in await actions(rw, dented, rng(2, 8, 2, 8))] == ["repair"]
+    assert await actions(rw, dented, rng(0, 2, 0, 2)) == []
+    resolved = await rw.code_action_resolve_async((await actions(rw, dented, rng(2, 8, 2, 8)))[0])
+    assert apply_to("def f(x):\n    y = x\n      return y\n", resolved.edit.document_changes[0].edits) == \
+        "def f(x):\n    y = x\n    return y\n"
 
     got = await actions(rw, holes, rng(0, 0, 9, 0))
     assert {a.data["kind"] for a in got} == {"rewrite", "fill", "repair"}  # `???` does not parse either
