@@ -116,8 +116,9 @@ def tokens(src: str) -> list[tuple[int, int, str]]:
     return out
 
 
-# the slips people make that a token's deletion or swap does not model (``--kinds typos``)
+# the slips people make that a token's deletion or swap does not model (``--kinds typos``; ``spell`` apart)
 TYPOS = ("quote", "closer", "eq", "indent")
+SLIPS = (*TYPOS, "spell")
 _CLOSER_LINE = re.compile(r"^[ \t]*[)\]}]+[;,]?[ \t]*$")
 _STRING_NODES = ("string", "string_literal", "interpreted_string_literal", "raw_string_literal", "char_literal",
                  "character_literal", "template_string")
@@ -165,9 +166,10 @@ def broken_for(src: str, lang: str) -> bool:
 
 
 def typo(src: str, kind: str, rng: random.Random, lang: str, tries: int = 20) -> tuple[str, str] | None:
-    """One slip of :data:`TYPOS`, where it breaks the code: a string's closing quote left out (``quote``), a line
-    of closing brackets left out (``closer``: ``}``, ``});``), ``==`` written ``=`` (``eq``), or a Python line
-    indented one to four columns off (``indent``)."""
+    """One slip of :data:`SLIPS`, where it breaks the code: a string's closing quote left out (``quote``), a line
+    of closing brackets left out (``closer``: ``}``, ``});``), ``==`` written ``=`` (``eq``), a Python line
+    indented one to four columns off (``indent``), or a keyword of three letters or more misspelled, two letters
+    swapped, one dropped or one doubled (``spell``: ``retrun``, ``fucntion``)."""
     places: list[tuple[int, int, str]] = []  # (start, end, replacement)
     if kind == "quote":
         places = [(b - 1, b, "") for _, b in _strings(src, lang)]
@@ -180,6 +182,15 @@ def typo(src: str, kind: str, rng: random.Random, lang: str, tries: int = 20) ->
     elif kind == "eq":
         places = [(a + m.start(), a + m.end(), "=") for a, b, t in
                   (tokens(src) if lang == "python" else leaf_tokens(src, lang)) for m in [re.fullmatch("==", t)] if m]
+    elif kind == "spell":  # a keyword misspelled: two letters swapped, one dropped or one doubled
+        from dgcomplete.syntax.languages import keywords
+
+        kws = {k for k in keywords(lang) if len(k) >= 3 and k.isalpha()}
+        for a, b, t in tokens(src) if lang == "python" else leaf_tokens(src, lang):
+            if t in kws:
+                places += [(a, b, t[:i] + t[i + 1] + t[i] + t[i + 2 :]) for i in range(len(t) - 1) if t[i] != t[i + 1]]
+                places += [(a, b, t[:i] + t[i + 1 :]) for i in range(len(t))]
+                places += [(a, b, t[:i] + t[i] + t[i:]) for i in range(len(t))]
     elif kind == "indent" and lang == "python":
         at = 0
         for i, line in enumerate(src.splitlines(keepends=True)):
@@ -201,7 +212,7 @@ def corrupt(src: str, kind: str, rng: random.Random, tries: int = 20, lang: str 
     """Delete one token or swap two adjacent ones on a line (``extra``: a bracket or ``,;:.`` token written twice;
     ``replace``: one written as another of its kind, ``]`` for ``)``, ``;`` for ``:``), until tree-sitter reports
     an error."""
-    if kind in TYPOS:
+    if kind in SLIPS:
         return typo(src, kind, rng, lang)
     toks = tokens(src) if lang == "python" else leaf_tokens(src, lang)
     if len(toks) < 4:
@@ -302,7 +313,7 @@ def make_cases(n: int, seed: int, source: str, lang: str = "python",
         if not funcs:
             continue
         fid, src = funcs[rng.randrange(len(funcs))]  # one function per file: a spread sample
-        if all(k in TYPOS for k in kinds):  # slips, each up to its share (few functions have an `==` to lose)
+        if all(k in SLIPS for k in kinds):  # slips, each up to its share (few functions have an `==` to lose)
             for kind in kinds:
                 got = None if taken[kind] >= quota else corrupt(src, kind, rng, lang=lang)
                 if got is not None:
@@ -342,7 +353,7 @@ def run(model: Path, cases: list[Case], *, rounds: int, steps: int | None, threa
         after = syntax.error_count(syntax.parse(result, c.lang))
         rows.append({
             "id": c.id, "kind": c.kind, "detail": c.detail, "offered": out.ok,
-            "parses": not broken_for(result, c.lang) if c.kind in TYPOS else after == 0,
+            "parses": not broken_for(result, c.lang) if c.kind in SLIPS else after == 0,
             "exact": result == c.original, "errors_before": before, "errors_after": after,
             "fewer_errors": after < before, "rounds": out.stats.get("rounds", 0), "denoise_calls": filler.calls,
             "steps": filler.steps, "ms": round(ms, 1), "reason": out.reason,
@@ -581,7 +592,7 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--kinds", default="delete,swap",
                     help="corruptions, taken in turn: delete, swap, extra (a bracket or ,;:. twice), replace (one "
                          "written as another of its kind); quote, closer, eq, indent (the slips of TYPOS; "
-                         "`typos` is all four)")
+                         "`typos` is all four), spell (a keyword misspelled)")
     ap.add_argument("--lang", default="python", choices=sorted(FUNCTION_NODES),
                     help="the dev source's language (the stdlib suites are Python)")
     ap.add_argument("--out", default=None, help="default bench/results/repair.json (repair_heldout.json)")

@@ -555,7 +555,7 @@ class SingleEdit:
 
 
 # without a model, a closing line the indentation asks for is tried first, then an insertion
-_KINDS = ("closer", "insert", "swap", "replace", "delete", "word")
+_KINDS = ("closer", "insert", "swap", "replace", "delete", "word", "respell")
 WORD_CHOICES = 24  # a word insertion's words: the commonest near the damage (a deleted name or keyword)...
 WORD_LINES = 40  # ...within this many lines of it
 _WORDLIKE = re.compile(r"[^\W\d]\w*|\d+")
@@ -698,7 +698,7 @@ def _statement_start(code_lines: list[tuple[str, int, str]], code: str, own: tup
     """The line of code (code, width, indentation) that begins the statement the line ``code`` (``own``) goes
     on, given the lines of code above it: the line that opened the brackets it closes first (a condition's last
     line ``x === '_') {``), else the line above while this one is indented deeper and that one ends without ``;``,
-    ``{``, ``}``, ``:``, ``,``, ``(`` or ``[`` (``public Process exec(...)`` above ``        throws IOException {``;
+    ``{``, ``}``, ``:``, ``,``, ``(`` or ``[`` (``public Process launch(...)`` above ``        throws IOException {``;
     not in Python, where a line ends its statement outside brackets)."""
     need = depth = 0
     for ch in code:
@@ -783,6 +783,36 @@ def _splits(counts: dict[str, int]) -> Callable[[str, int, int, int, int], list[
                 continue
             out += [SingleEdit(m.start() + k, m.start() + k, t, "insert") for k in range(2, len(w) - 1)
                     if counts.get(w[:k]) or counts.get(w[k:]) for t in (*REPAIR_TOKENS, "<")]
+        return out
+
+    return make
+
+
+def _one_slip(a: str, b: str) -> bool:
+    """Whether ``a`` is ``b`` with one letter dropped, added, replaced, or two neighbours swapped."""
+    if a == b or abs(len(a) - len(b)) > 1:
+        return False
+    i = 0
+    while i < min(len(a), len(b)) and a[i] == b[i]:
+        i += 1
+    if len(a) == len(b):
+        return a[i + 1 :] == b[i + 1 :] or (a[i : i + 2] == b[i : i + 2][::-1] and a[i + 2 :] == b[i + 2 :])
+    return a[i + 1 :] == b[i:] if len(a) > len(b) else a[i:] == b[i + 1 :]
+
+
+def _respellings(counts: dict[str, int], kws: Sequence[str]) -> Callable[[str, int, int, int, int], list[SingleEdit]]:
+    """A word of the line [ls, le) that the document has nowhere else and that is not a keyword, written as a
+    keyword one slip away (``retrun`` -> ``return``, ``fucntion``, ``pubilc``, ``esle``): a misspelled keyword
+    leaves a name where the grammar wants one, which no token edit mends."""
+    spelled = [k for k in kws if len(k) >= 3]
+
+    def make(text: str, start: int, end: int, ls: int, le: int) -> list[SingleEdit]:
+        out = []
+        for m in _WORDLIKE.finditer(text, ls, le):
+            w = m.group()
+            if m.start() < start or m.end() > end or counts.get(w, 0) > 1 or w in kws or len(w) < 2:
+                continue
+            out += [SingleEdit(m.start(), m.end(), k, "respell") for k in spelled if _one_slip(w, k)]
         return out
 
     return make
@@ -897,8 +927,9 @@ def single_edits(text: str, start: int, end: int, lang: str | None, bounds: Dama
     spans = _line_spans(text, bounds.lines)
     near_of = {line: min((abs(line - r) for r in err_lines), default=0) for line in spans}
     lines = sorted(spans, key=lambda r: (near_of[r], r))
-    makers = (_insertions, _quotes, _splits(word_counts(text)), _gap_operators(operators(lang)), _swaps, _marks
-              ) if words is None else (_word_insertions(words, starters),)
+    counts = word_counts(text) if words is None else {}
+    makers = (_insertions, _quotes, _splits(counts), _gap_operators(operators(lang)), _swaps, _marks,
+              _respellings(counts, keywords(lang))) if words is None else (_word_insertions(words, starters),)
     if words is not None:
         lines = [r for r in lines if near_of[r] == 0]
     # kind by kind, each over the lines nearest first: the bounds cut the rarer kinds on far lines; first the
@@ -935,7 +966,7 @@ def _verified(text: str, start: int, end: int, lang: str | None, before: list[Er
 
 
 _DONE = {"insert": "inserted", "swap": "swapped", "replace": "replaced", "delete": "deleted",
-         "word": "inserted_word", "closer": "closer_line"}  # a single edit's stats key
+         "word": "inserted_word", "closer": "closer_line", "respell": "respelled"}  # a single edit's stats key
 
 
 def _ranked(text: str, options: list[SingleEdit], rank: Ranker | None) -> list[SingleEdit]:
@@ -973,6 +1004,8 @@ def repair(text: str, start: int, end: int, lang: str | None, filler: Filler, *,
     before = error_nodes(text, lang)
     if lang == "python" and (out := reindented(text, start, end, before)) is not None:
         return out
+    if lang == "python" and not errors_in_range(before, start, end):
+        before = before + _compiler_error(text, start, end)
     if not errors_in_range(before, start, end):
         return Outcome(reason="no syntax errors in the range")
     orig = text[start:end]
@@ -1073,6 +1106,17 @@ def repairable(text: str, start: int, end: int, lang: str | None, errors: list[E
         return False
     row = strict.indentation_error(text, start, end)
     return row is not None and text.count("\n", 0, start) <= row <= text.count("\n", 0, end)
+
+
+def _compiler_error(text: str, start: int, end: int) -> list[ErrorNode]:
+    """The line of the range where Python's compiler refuses the definitions around it, as an ERROR node, where
+    tree-sitter reads it without one (``esle:``, ``f(x=x, True)``): the one-token edits then look there."""
+    row = strict.indentation_error(text, start, end, any_error=True)
+    spans = _line_spans(text, [row]) if row is not None else {}
+    if row not in spans or spans[row][1] < start or spans[row][0] > end:
+        return []
+    ls, le = spans[row]
+    return [("ERROR", max(ls, start), min(le, end))]
 
 
 MAX_REINDENTED = 20  # lines of one range a repair re-indents (a pasted block one level off)

@@ -315,6 +315,33 @@ def test_repair_reindents_a_python_line_the_compiler_refuses():
     assert edit.repair(fine, 0, len(fine), "python", RankedFiller("")).reason == "no syntax errors in the range"
 
 
+def test_repair_respells_a_misspelled_keyword():
+    """A word the document has once, one slip from a keyword (`retrun`, `fucntion`, `esle`), is tried as that
+    keyword and ranked by the model with the other one-token edits; where tree-sitter reads the line without an
+    error (`esle:`, `f(x=x, True)`), the line Python's compiler names is where the edits look."""
+    py = "def f(x):\n    retrun x\n"
+    ranked = RankedFiller("    return x")
+    out = edit.repair(py, 0, len(py), "python", ranked)
+    assert out.ok and out.stats["respelled"] == "return"
+    assert edit.apply_edits(py, out.edits) == py.replace("retrun", "return")
+    assert "    retrun: x" in ranked.seen[0][1]  # an annotation parses too: the model chooses
+    js = "fucntion f(a) {\n  return a;\n}\n"
+    out = edit.repair(js, 0, len(js), "javascript", RankedFiller("function f(a) {"))
+    assert out.ok and edit.apply_edits(js, out.edits) == js.replace("fucntion", "function"), out
+    esle = "def f(x):\n    if x:\n        y = 1\n    esle:\n        y = 2\n    return y\n"
+    assert syntax.error_count(syntax.parse(esle, "python")) == 0  # tree-sitter reads it; the compiler does not
+    out = edit.repair(esle, 0, len(esle), "python", RankedFiller("    else:"))
+    assert out.ok and edit.apply_edits(esle, out.edits) == esle.replace("esle", "else"), out
+    call = "def f(x):\n    g(x=x, True)\n"
+    out = edit.repair(call, 0, len(call), "python", RankedFiller("    g(x==x, True)"))
+    assert out.ok and edit.apply_edits(call, out.edits) == call.replace("x=x", "x==x"), out
+    # a name the document uses elsewhere is no misspelling, nor a keyword another keyword
+    assert edit._respellings({"form": 2}, ("from",))("form = 1", 0, 8, 0, 8) == []
+    assert edit._respellings({"if": 1}, ("if", "in"))("x = y if z", 0, 10, 0, 10) == []
+    assert [edit._one_slip(a, "return") for a in ("retrun", "retur", "reeturn", "rxturn", "return", "nruter")] == \
+        [True, True, True, True, False, False]
+
+
 def test_repair_inserts_what_the_parser_reports_missing():
     """When the model's rounds leave errors one token cannot fix, MISSING tokens tree-sitter names (here two
     ")") are inserted."""
