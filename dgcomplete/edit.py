@@ -554,8 +554,8 @@ class SingleEdit:
     kind: str  # one of _KINDS
 
 
-# without a model, a closing line the indentation asks for is tried first, then an insertion
-_KINDS = ("closer", "insert", "swap", "replace", "delete", "word", "respell")
+# without a model: a closing line the indentation asks for first, then a respelled keyword, then an insertion
+_KINDS = ("closer", "respell", "insert", "swap", "replace", "delete", "word")
 WORD_CHOICES = 24  # a word insertion's words: the commonest near the damage (a deleted name or keyword)...
 WORD_LINES = 40  # ...within this many lines of it
 _WORDLIKE = re.compile(r"[^\W\d]\w*|\d+")
@@ -928,8 +928,10 @@ def single_edits(text: str, start: int, end: int, lang: str | None, bounds: Dama
     near_of = {line: min((abs(line - r) for r in err_lines), default=0) for line in spans}
     lines = sorted(spans, key=lambda r: (near_of[r], r))
     counts = word_counts(text) if words is None else {}
-    makers = (_insertions, _quotes, _splits(counts), _gap_operators(operators(lang)), _swaps, _marks,
-              _respellings(counts, keywords(lang))) if words is None else (_word_insertions(words, starters),)
+    # a respelled keyword first: few candidates, and on a line of an ERROR node over the whole function the
+    # insertions alone filled the screen's bounds before them (`edf checkcall(self, ...):`)
+    makers = (_respellings(counts, keywords(lang)), _insertions, _quotes, _splits(counts),
+              _gap_operators(operators(lang)), _swaps, _marks) if words is None else (_word_insertions(words, starters),)
     if words is not None:
         lines = [r for r in lines if near_of[r] == 0]
     # kind by kind, each over the lines nearest first: the bounds cut the rarer kinds on far lines; first the
