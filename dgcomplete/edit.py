@@ -619,7 +619,8 @@ def _indent_width(line: str) -> int:
 
 def closer_lines(text: str, start: int, end: int, lang: str | None) -> list[SingleEdit]:
     """A line of closing brackets put back where the indentation says a block ended without one: after a line that
-    leaves brackets open (``if (a > 1) {``, ``foo(function () {``), the first later line of code indented less
+    leaves brackets open (``if (a > 1) {``, ``foo(function () {``) and a deeper line below it, the first later line of
+    code indented less
     than the statement it ends, or as much but not closing them itself, gets them on a line of its own after the
     block's last line of code (or on the line of blanks there), at the statement's indentation; where the range
     ends with brackets still open, after its last line. Each place comes in three forms, the likeliest first
@@ -645,7 +646,10 @@ def closer_lines(text: str, start: int, end: int, lang: str | None) -> list[Sing
         else:
             out.extend(SingleEdit(at, at, indent + f + nl, "closer") for f in forms)
 
-    stack: list[tuple[int, str, str, str]] = []  # (width, indentation, closers, opener) of the open statements
+    # (width, indentation, closers, opener, body) of the open statements; body: whether the line of code after the
+    # opener is deeper (None until it is read): only a block with a body lost a closing line; `t = f(` above a line
+    # as deep lost the `)` of `f()`, which goes back on its own line (a one-token insertion)
+    stack: list[list[Any]] = []
     code_lines: list[tuple[str, int, str]] = []  # (code, width, indentation) of the lines read so far
     after_code = after_any = at = text.rfind("\n", 0, start) + 1  # the starts of the lines after the last code line
     while at < end and at < len(text):
@@ -655,24 +659,28 @@ def closer_lines(text: str, start: int, end: int, lang: str | None) -> list[Sing
         code = line.strip()
         if code and not is_comment_line(line, lang) and not code.startswith("#"):  # nor C's `#ifdef` at column 0
             width, indent = _indent_width(line), line[: len(line) - len(line.lstrip(" \t"))]
+            if stack and stack[-1][4] is None:
+                stack[-1][4] = width > stack[-1][0]
             label = width == (stack[-1][0] if stack else -1) and _LABEL.match(code)  # Go's `case` under `switch {`
             while stack and not label and (width < stack[-1][0] or
                                            (width == stack[-1][0] and not code.startswith(stack[-1][2][:1]))):
-                _, ind, closers, opener = stack.pop()
-                closing(after_code, ind, closers, opener, False)
+                _, ind, closers, opener, body = stack.pop()
+                if body:
+                    closing(after_code, ind, closers, opener, False)
             if stack and width == stack[-1][0] and code.startswith(stack[-1][2][:1]):
                 stack.pop()
             opened = _unclosed_brackets(code)
             if opened:
                 head = _statement_start(code_lines, code, (code, width, indent), lang)
-                stack.append((head[1], head[2], opened, head[0]))
+                stack.append([head[1], head[2], opened, head[0], None])
             code_lines.append((code, width, indent))
             after_code = le + 1
         if code:
             after_any = le + 1
         at = le + 1
-    for _, ind, closers, opener in reversed(stack):
-        closing(min(after_any, len(text)), ind, closers, opener, True)
+    for _, ind, closers, opener, body in reversed(stack):
+        if body:
+            closing(min(after_any, len(text)), ind, closers, opener, True)
     return out
 
 
