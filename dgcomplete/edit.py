@@ -619,11 +619,10 @@ def _indent_width(line: str) -> int:
 
 def closer_lines(text: str, start: int, end: int, lang: str | None) -> list[SingleEdit]:
     """A line of closing brackets put back where the indentation says a block ended without one: after a line that
-    leaves brackets open (``if (a > 1) {``, ``foo(function () {``) and a deeper line below it, the first later line of
-    code indented less
-    than the statement it ends, or as much but not closing them itself, gets them on a line of its own after the
-    block's last line of code (or on the line of blanks there), at the statement's indentation; where the range
-    ends with brackets still open, after its last line. Each place comes in three forms, the likeliest first
+    leaves brackets open (``if (a > 1) {``, ``foo(function () {``) and a deeper line below it, the first later line
+    of code indented less than the statement it ends, or as much but not closing them itself, gets them on a line
+    of its own after the block's last line of code (or on the line of blanks there), at the statement's
+    indentation; where the range ends with brackets still open, after its last line. Each place comes in three forms, the likeliest first
     (:func:`_closer_forms`: ``}``, ``};``, ``},``). A whole lost ``}`` line was put back glued to the next line
     (``}return 0;``) or at the file's end (``}}``), which parses but closes the wrong block."""
     if lang is None or not syntax.is_supported(lang):
