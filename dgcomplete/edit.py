@@ -658,9 +658,9 @@ def closer_lines(text: str, start: int, end: int, lang: str | None) -> list[Sing
         code = line.strip()
         if code and not is_comment_line(line, lang) and not code.startswith("#"):  # nor C's `#ifdef` at column 0
             width, indent = _indent_width(line), line[: len(line) - len(line.lstrip(" \t"))]
-            if stack and stack[-1][4] is None:
-                stack[-1][4] = width > stack[-1][0]
             label = width == (stack[-1][0] if stack else -1) and _LABEL.match(code)  # Go's `case` under `switch {`
+            if stack and stack[-1][4] is None and not label:
+                stack[-1][4] = width > stack[-1][0]
             while stack and not label and (width < stack[-1][0] or
                                            (width == stack[-1][0] and not code.startswith(stack[-1][2][:1]))):
                 _, ind, closers, opener, body = stack.pop()
