@@ -98,22 +98,23 @@ def functions_in(text: str, lang: str, label: str, min_lines: int = 4, max_lines
         stack.extend(reversed(node.children))
     return out
 
-def tokens(src: str) -> list[tuple[int, int, str]]:
-    """(start, end, text) character spans of the code tokens (no strings, comments or layout)."""
+def _python_tokens(src: str) -> list[tuple[int, int, int, str]]:
+    """(start, end, type, text) of Python's tokens, as character spans; empty where the tokenizer fails."""
     starts = [0]
     for line in src.splitlines(keepends=True):
         starts.append(starts[-1] + len(line))
     out = []
     try:
         for t in tokenize.generate_tokens(io.StringIO(src).readline):
-            if t.type in SKIP_TOKENS or not t.string.strip():
-                continue
-            a = starts[t.start[0] - 1] + t.start[1]
-            b = starts[t.end[0] - 1] + t.end[1]
-            out.append((a, b, t.string))
+            out.append((starts[t.start[0] - 1] + t.start[1], starts[t.end[0] - 1] + t.end[1], t.type, t.string))
     except (tokenize.TokenError, IndentationError, SyntaxError):
         return []
     return out
+
+
+def tokens(src: str) -> list[tuple[int, int, str]]:
+    """(start, end, text) character spans of the code tokens (no strings, comments or layout)."""
+    return [(a, b, s) for a, b, kind, s in _python_tokens(src) if kind not in SKIP_TOKENS and s.strip()]
 
 
 # the slips people make that a token's deletion or swap does not model (``--kinds typos``; ``spell`` apart)
@@ -127,17 +128,8 @@ _STRING_NODES = ("string", "string_literal", "interpreted_string_literal", "raw_
 def _strings(src: str, lang: str) -> list[tuple[int, int]]:
     """(start, end) of the string literals written on one line whose last character is their closing quote."""
     if lang == "python":
-        starts = [0]
-        for line in src.splitlines(keepends=True):
-            starts.append(starts[-1] + len(line))
-        out = []
-        try:
-            for t in tokenize.generate_tokens(io.StringIO(src).readline):
-                if t.type == tokenize.STRING and t.start[0] == t.end[0] and not t.string.endswith(('"""', "'''")):
-                    out.append((starts[t.start[0] - 1] + t.start[1], starts[t.end[0] - 1] + t.end[1]))
-        except (tokenize.TokenError, IndentationError, SyntaxError):
-            return []
-        return out
+        return [(a, b) for a, b, kind, s in _python_tokens(src)
+                if kind == tokenize.STRING and "\n" not in s and not s.endswith(('"""', "'''"))]
     tree = syntax.parse(src, lang)
     index = syntax.TextIndex(src)
     out, stack = [], [tree.root_node] if tree is not None else []
