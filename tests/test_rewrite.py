@@ -1206,3 +1206,28 @@ def test_heldout_repair_cases_are_real_single_token_damage():
         with pytest.raises(SyntaxError):
             ast.parse(c.broken)
     assert [c.id for c in heldout_cases(4, 0)] == [c.id for c in cases]  # fixed seed
+
+
+def test_slip_cases_break_the_code_the_way_people_do():
+    """bench.repair_bench --kinds typos|spell: each slip is one of its kind, applied where it breaks the code
+    (tree-sitter, or for Python the compiler), and the earlier kinds' case sets are unchanged by them."""
+    import random
+
+    from bench.repair_bench import SLIPS, broken_for, typo
+
+    py = ("def f(items, name):\n    for x in items:\n        if x == name:\n            return \"found\"\n"
+          "    total = sum(\n        len(x) for x in items\n    )\n    return total\n")
+    js = "function f(a) {\n  if (a == 1) {\n    log(\"one\");\n  }\n  return a;\n}\n"
+    for src, lang in ((py, "python"), (js, "javascript")):
+        assert not broken_for(src, lang)
+        for kind in SLIPS:
+            got = typo(src, kind, random.Random(0), lang)
+            if got is None:
+                assert (kind, lang) in {("indent", "javascript"), ("eq", "javascript")}  # no break there
+                continue
+            broken, detail = got
+            assert broken_for(broken, lang) and detail.startswith(kind), (kind, lang)
+            assert abs(len(broken) - len(src)) <= 12  # one slip, not a rewrite
+    # an indentation slip that tree-sitter reads without an error counts: the compiler refuses it
+    dented = py.replace("    total = sum(", "      total = sum(")
+    assert syntax.error_count(syntax.parse(dented, "python")) == 0 and broken_for(dented, "python")
