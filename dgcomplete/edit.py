@@ -622,9 +622,10 @@ def closer_lines(text: str, start: int, end: int, lang: str | None) -> list[Sing
     leaves brackets open (``if (a > 1) {``, ``foo(function () {``) and a deeper line below it, the first later line
     of code indented less than the statement it ends, or as much but not closing them itself, gets them on a line
     of its own after the block's last line of code (or on the line of blanks there), at the statement's
-    indentation; where the range ends with brackets still open, after its last line. Each place comes in three forms, the likeliest first
-    (:func:`_closer_forms`: ``}``, ``};``, ``},``). A whole lost ``}`` line was put back glued to the next line
-    (``}return 0;``) or at the file's end (``}}``), which parses but closes the wrong block."""
+    indentation; where the range ends with brackets still open, after its last line. Each place comes in three
+    forms, the likeliest first (:func:`_closer_forms`: ``}``, ``};``, ``},``). A whole lost ``}`` line was put back
+    glued to the next line (``}return 0;``) or at the file's end (``}}``), which parses but closes the wrong
+    block."""
     if lang is None or not syntax.is_supported(lang):
         return []
     nl = "\r\n" if "\r\n" in text[start:end] else "\n"
@@ -1144,14 +1145,14 @@ def reindented(text: str, start: int, end: int, before: list[ErrorNode]) -> Outc
     indentation unit (4 columns, or 2), then the nearest to the named line. Where tree-sitter sees no error in the
     range, any error the compiler names is tried this way (``return`` at column 0 is ``'return' outside
     function``)."""
-    unit = _indent_unit(text)
     any_error = not errors_in_range(before, start, end)
-    cur, rows = text, []
+    cur, rows, unit = text, [], 0
     for _ in range(MAX_REINDENTED):
         hi = end + len(cur) - len(text)
         row = strict.indentation_error(cur, start, hi, any_error)
         if row is None:
             break
+        unit = unit or _indent_unit(text)  # read only where there is something to re-indent
         chunk = strict.python_chunk(cur, start, hi)
         top = chunk[0] if chunk is not None else cur.rfind("\n", 0, start) + 1
         steps = []
