@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import syntax
 from .syntax import strict, style
+from .syntax.check import _OPEN_CLOSE, _indent_of, _unclosed
 from .syntax.languages import is_comment_line, keywords, operators
 from .types import Cancelled, CancelToken
 
@@ -394,9 +395,8 @@ def _open_quote_ends(text: str, s: int, e: int) -> list[int]:
             break
         le = text.find("\n", ls)
         le = len(text) if le < 0 else le
-        line = text[ls:le]
-        if any((line.count(q) - line.count("\\" + q)) % 2 for q in _QUOTES):
-            out.append(le - (line[-1:] == "\r"))
+        if _open_quotes(text[ls:le]):
+            out.append(le - (text[le - 1 : le] == "\r"))
         ls = le + 1
     return out
 
@@ -599,22 +599,37 @@ def _insertions(text: str, start: int, end: int, ls: int, le: int) -> list[Singl
 _QUOTES = "\"'`"
 
 
+def _open_quotes(line: str) -> list[str]:
+    """The quotes ``line`` has an odd number of, escaped ones not counted: a string left open there."""
+    return [q for q in _QUOTES if (line.count(q) - line.count("\\" + q)) % 2]
+
+
 def _quotes(text: str, start: int, end: int, ls: int, le: int) -> list[SingleEdit]:
     """A quote inserted at each :func:`_insertion_points` point of the line [ls, le) that has an odd number of them
-    (not counting escaped ones): a string left open (``log("x);``, ``s.replace('a, 'b')``). Before, nothing put a
-    quote back, and the rounds' denoising did not either."""
-    line = text[ls:le]
-    odd = [q for q in _QUOTES if (line.count(q) - line.count("\\" + q)) % 2]
+    (:func:`_open_quotes`): a string left open (``log("x);``, ``s.replace('a, 'b')``). Before, nothing put a quote
+    back, and the rounds' denoising did not either."""
+    odd = _open_quotes(text[ls:le])
     if not odd:
         return []
     return [SingleEdit(p, p, q, "insert") for p in _insertion_points(text, start, end, ls, le) for q in odd]
 
 
-_OPENS = {"(": ")", "[": "]", "{": "}"}
-
-
 def _indent_width(line: str) -> int:
-    return len(line[: len(line) - len(line.lstrip(" \t"))].expandtabs(8))
+    """Columns of ``line``'s indentation, tab stops 8 apart (as Python's compiler reads them)."""
+    return len(_indent_of(line).expandtabs(8))
+
+
+@dataclass
+class _Open:
+    """A statement whose line left brackets open, as :func:`closer_lines` reads down the range."""
+
+    width: int  # the statement's indentation, in columns...
+    indent: str  # ...and as written
+    closers: str  # what its line left open, innermost first (`})`)
+    opener: str  # the statement's first line of code
+    # whether the line of code after the opener is deeper (None until it is read): only a block with a body lost a
+    # closing line; `t = f(` above a line as deep lost the `)` of `f()`, which a one-token insertion puts back
+    body: bool | None = None
 
 
 def closer_lines(text: str, start: int, end: int, lang: str | None) -> list[SingleEdit]:
@@ -632,24 +647,23 @@ def closer_lines(text: str, start: int, end: int, lang: str | None) -> list[Sing
     semis = not style.omits_semicolons(text, start, lang)
     out: list[SingleEdit] = []
 
-    def closing(at: int, indent: str, closers: str, opener: str, tail: bool) -> None:
-        """The forms of a closing line at ``at``; on a line of blanks there, on it; ``tail``: after the last line."""
+    def closing(at: int, block: _Open, tail: bool) -> None:
+        """The forms of ``block``'s closing line at ``at``; on a line of blanks there, on it; ``tail``: after the
+        last line."""
         le = text.find("\n", at)
         blank = text[at : len(text) if le < 0 else le].rstrip("\r")
         if not start <= at <= end or (blank and not blank.strip() and at + len(blank) > end):
             return  # never outside the range (which may end inside a line)
-        forms = _closer_forms(closers, opener, lang, semis)
+        forms = _closer_forms(block.closers, block.opener, lang, semis)
+        ind = block.indent
         if at < len(text) and blank and not blank.strip():  # the blanks a deleted `}` left: it goes back there
-            out.extend(SingleEdit(at, at + len(blank), indent + f, "closer") for f in forms)
+            out.extend(SingleEdit(at, at + len(blank), ind + f, "closer") for f in forms)
         elif tail and at and text[at - 1] != "\n":
-            out.extend(SingleEdit(at, at, nl + indent + f, "closer") for f in forms)
+            out.extend(SingleEdit(at, at, nl + ind + f, "closer") for f in forms)
         else:
-            out.extend(SingleEdit(at, at, indent + f + nl, "closer") for f in forms)
+            out.extend(SingleEdit(at, at, ind + f + nl, "closer") for f in forms)
 
-    # (width, indentation, closers, opener, body) of the open statements; body: whether the line of code after the
-    # opener is deeper (None until it is read): only a block with a body lost a closing line; `t = f(` above a line
-    # as deep lost the `)` of `f()`, which goes back on its own line (a one-token insertion)
-    stack: list[list[Any]] = []
+    stack: list[_Open] = []
     code_lines: list[tuple[str, int, str]] = []  # (code, width, indentation) of the lines read so far
     after_code = after_any = at = text.rfind("\n", 0, start) + 1  # the starts of the lines after the last code line
     while at < end and at < len(text):
@@ -658,29 +672,29 @@ def closer_lines(text: str, start: int, end: int, lang: str | None) -> list[Sing
         line = text[at:le].rstrip("\r")
         code = line.strip()
         if code and not is_comment_line(line, lang) and not code.startswith("#"):  # nor C's `#ifdef` at column 0
-            width, indent = _indent_width(line), line[: len(line) - len(line.lstrip(" \t"))]
-            label = width == (stack[-1][0] if stack else -1) and _LABEL.match(code)  # Go's `case` under `switch {`
-            if stack and stack[-1][4] is None and not label:
-                stack[-1][4] = width > stack[-1][0]
-            while stack and not label and (width < stack[-1][0] or
-                                           (width == stack[-1][0] and not code.startswith(stack[-1][2][:1]))):
-                _, ind, closers, opener, body = stack.pop()
-                if body:
-                    closing(after_code, ind, closers, opener, False)
-            if stack and width == stack[-1][0] and code.startswith(stack[-1][2][:1]):
+            width, indent = _indent_width(line), _indent_of(line)
+            label = bool(stack) and width == stack[-1].width and _LABEL.match(code)  # Go's `case` under `switch {`
+            if stack and stack[-1].body is None and not label:
+                stack[-1].body = width > stack[-1].width
+            while stack and not label and (width < stack[-1].width or
+                                           (width == stack[-1].width and not code.startswith(stack[-1].closers[:1]))):
+                top = stack.pop()
+                if top.body:
+                    closing(after_code, top, False)
+            if stack and width == stack[-1].width and code.startswith(stack[-1].closers[:1]):
                 stack.pop()
             opened = _unclosed_brackets(code)
             if opened:
-                head = _statement_start(code_lines, code, (code, width, indent), lang)
-                stack.append([head[1], head[2], opened, head[0], None])
+                head, head_width, head_indent = _statement_start(code_lines, (code, width, indent), lang)
+                stack.append(_Open(head_width, head_indent, opened, head))
             code_lines.append((code, width, indent))
             after_code = le + 1
         if code:
             after_any = le + 1
         at = le + 1
-    for _, ind, closers, opener, body in reversed(stack):
-        if body:
-            closing(min(after_any, len(text)), ind, closers, opener, True)
+    for top in reversed(stack):
+        if top.body:
+            closing(min(after_any, len(text)), top, True)
     return out
 
 
@@ -701,23 +715,23 @@ def _closer_forms(closers: str, opener: str, lang: str | None, semis: bool) -> l
     return [closers + ";", closers, closers + ","] if semi else [closers, closers + ";", closers + ","]
 
 
-def _statement_start(code_lines: list[tuple[str, int, str]], code: str, own: tuple[str, int, str],
+def _statement_start(code_lines: list[tuple[str, int, str]], own: tuple[str, int, str],
                      lang: str | None) -> tuple[str, int, str]:
-    """The line of code (code, width, indentation) that begins the statement the line ``code`` (``own``) goes
-    on, given the lines of code above it: the line that opened the brackets it closes first (a condition's last
+    """The line of code (code, width, indentation) that begins the statement the line ``own`` goes on, given the
+    lines of code above it: the line that opened the brackets it closes first (a condition's last
     line ``x === '_') {``), else the line above while this one is indented deeper and that one ends without ``;``,
     ``{``, ``}``, ``:``, ``,``, ``(`` or ``[`` (``public Process launch(...)`` above ``        throws IOException {``;
     not in Python, where a line ends its statement outside brackets)."""
     need = depth = 0
-    for ch in code:
-        depth += ch in _OPENS
+    for ch in own[0]:
+        depth += ch in _OPEN_CLOSE
         if ch in ")]}":
             need += depth == 0
             depth = max(0, depth - 1)
     for prev in reversed(code_lines):
         if need <= 0:
             break
-        need -= sum(ch in _OPENS for ch in prev[0]) - sum(ch in ")]}" for ch in prev[0])
+        need -= sum(ch in _OPEN_CLOSE for ch in prev[0]) - sum(ch in ")]}" for ch in prev[0])
         if need <= 0:
             return prev
     head = own
@@ -730,19 +744,11 @@ def _statement_start(code_lines: list[tuple[str, int, str]], code: str, own: tup
 
 def _unclosed_brackets(code: str) -> str:
     """The closers of the brackets that ``code``, a line ending with an opening one, leaves open, innermost first
-    (``foo(function () {`` -> ``})``); a closer that closes nothing opened on the line closes what lines above
-    opened (``} else {``, a condition's last line ``x === '_') {``), and what is open is counted after it. Strings
-    and comments are not read closely: a bracket inside one may count."""
-    stack: list[str] = []
-    for ch in code:
-        if ch in _OPENS:
-            stack.append(_OPENS[ch])
-        elif ch in ")]}":
-            if stack and stack[-1] == ch:
-                stack.pop()
-            else:
-                stack = []
-    return "".join(reversed(stack)) if stack and code.rstrip()[-1:] in _OPENS else ""
+    (``foo(function () {`` -> ``})``), as :func:`syntax.check._unclosed` reads them (a closer that closes nothing
+    opened on the line closes a line above: ``} else {``, a condition's last line ``x === '_') {``); none where
+    the line's brackets do not pair up."""
+    owed = _unclosed(code)
+    return "".join(reversed(owed)) if owed and code.rstrip()[-1:] in _OPEN_CLOSE else ""
 
 
 def _gap_operators(ops: Sequence[str]) -> Callable[[str, int, int, int, int], list[SingleEdit]]:
@@ -852,7 +858,7 @@ def _word_insertions(words: list[str], starters: Sequence[str] = ()
     def make(text: str, start: int, end: int, ls: int, le: int) -> list[SingleEdit]:
         out = []
         points = _insertion_points(text, start, end, ls, le)
-        first = len(text[ls:le]) - len(text[ls:le].lstrip(" \t")) + ls
+        first = ls + len(_indent_of(text[ls:le]))
         odd = len(text[ls:first]) - len(text[ls:first].rstrip(" "))
         if odd % 2 and start <= first - 1 and first < le:  # `    ␣'a' in b:`: `if` deleted with a blank each side
             points = [first - 1, *points]
@@ -1012,10 +1018,13 @@ def repair(text: str, start: int, end: int, lang: str | None, filler: Filler, *,
     if not syntax.is_supported(lang):
         return Outcome(reason=f"no parser for {lang or 'this language'}")
     before = error_nodes(text, lang)
-    if lang == "python" and (out := reindented(text, start, end, before)) is not None:
-        return out
-    if lang == "python" and not errors_in_range(before, start, end):
-        before = before + _compiler_error(text, start, end)
+    if lang == "python":  # what the compiler refuses: any error where tree-sitter sees none, else indentation
+        quiet = not errors_in_range(before, start, end)
+        row = strict.compile_error_row(text, start, end, any_error=quiet)
+        if row is not None and (out := reindented(text, start, end, before, row, quiet)) is not None:
+            return out
+        if row is not None and quiet:
+            before = before + _line_error(text, start, end, row)
     if not errors_in_range(before, start, end):
         return Outcome(reason="no syntax errors in the range")
     orig = text[start:end]
@@ -1040,12 +1049,10 @@ def repair(text: str, start: int, end: int, lang: str | None, filler: Filler, *,
                          [k for k in keywords(lang) if k not in near])
     stats0["word_edits"] = len(words)
     found = confirmed(options) + confirmed(words)
-    closers = [e for e in found if e.kind == "closer"]
-    if closers:  # the indentation says where a block's closing line went: the first such place, its likeliest form
-        e = min(closers, key=lambda c: c.start)
-    elif found:  # the smallest repair there is: one token the parser and the model agree on
-        e = _ranked(text, found, getattr(filler, "rank", None))[0]
-    if found:
+    if found:  # the smallest repair there is: one token the parser and the model agree on
+        # where the indentation says a block's closing line went: the first such place, its likeliest form
+        closers = [e for e in found if e.kind == "closer"]
+        e = min(closers, key=lambda c: c.start) if closers else _ranked(text, found, getattr(filler, "rank", None))[0]
         cur = orig[: e.start - start] + e.new + orig[e.end - start :]
         return Outcome(confine(text, start, end, cur), cur, "", {**stats0, "rounds": 0, "errors_after": 0,
                                                                   _DONE[e.kind]: e.new})
@@ -1114,15 +1121,15 @@ def repairable(text: str, start: int, end: int, lang: str | None, errors: list[E
         return True
     if lang != "python":
         return False
-    row = strict.indentation_error(text, start, end)
+    row = strict.compile_error_row(text, start, end)
     return row is not None and text.count("\n", 0, start) <= row <= text.count("\n", 0, end)
 
 
-def _compiler_error(text: str, start: int, end: int) -> list[ErrorNode]:
-    """The line of the range where Python's compiler refuses the definitions around it, as an ERROR node, where
-    tree-sitter reads it without one (``esle:``, ``f(x=x, True)``): the one-token edits then look there."""
-    row = strict.indentation_error(text, start, end, any_error=True)
-    spans = _line_spans(text, [row]) if row is not None else {}
+def _line_error(text: str, start: int, end: int, row: int) -> list[ErrorNode]:
+    """The line ``row``, where Python's compiler refuses the definitions around the range, as an ERROR node where
+    it is in the range and tree-sitter reads it without one (``esle:``, ``f(x=x, True)``): the one-token edits then
+    look there."""
+    spans = _line_spans(text, [row])
     if row not in spans or spans[row][1] < start or spans[row][0] > end:
         return []
     ls, le = spans[row]
@@ -1132,8 +1139,9 @@ def _compiler_error(text: str, start: int, end: int) -> list[ErrorNode]:
 MAX_REINDENTED = 20  # lines of one range a repair re-indents (a pasted block one level off)
 
 
-def reindented(text: str, start: int, end: int, before: list[ErrorNode]) -> Outcome | None:
-    """Python: the lines of the range whose indentation the compiler refuses (:func:`strict.indentation_error`;
+def reindented(text: str, start: int, end: int, before: list[ErrorNode], row: int, any_error: bool
+               ) -> Outcome | None:
+    """Python: the lines of the range whose indentation the compiler refuses (:func:`strict.compile_error_row`;
     tree-sitter reads most of them without an error) given another, one line at a time while each step moves the
     error further down; None when the compiler has nothing to say about the range's indentation or no
     re-indentation makes the definition compile.
@@ -1144,15 +1152,14 @@ def reindented(text: str, start: int, end: int, before: list[ErrorNode]) -> Outc
     after which the definition compiles wins, then the one that leaves fewest lines off the document's
     indentation unit (4 columns, or 2), then the nearest to the named line. Where tree-sitter sees no error in the
     range, any error the compiler names is tried this way (``return`` at column 0 is ``'return' outside
-    function``)."""
-    any_error = not errors_in_range(before, start, end)
-    cur, rows, unit = text, [], 0
-    for _ in range(MAX_REINDENTED):
+    function``). ``row``: where the compiler first refuses them (:func:`strict.compile_error_row` with
+    ``any_error``)."""
+    cur, rows, unit = text, [], _indent_unit(text)
+    for step in range(MAX_REINDENTED):
         hi = end + len(cur) - len(text)
-        row = strict.indentation_error(cur, start, hi, any_error)
+        row = row if step == 0 else strict.compile_error_row(cur, start, hi, any_error)
         if row is None:
             break
-        unit = unit or _indent_unit(text)  # read only where there is something to re-indent
         chunk = strict.python_chunk(cur, start, hi)
         top = chunk[0] if chunk is not None else cur.rfind("\n", 0, start) + 1
         steps = []
@@ -1221,19 +1228,19 @@ def _reindent_line(text: str, ls: int, le: int, top: int, row: int) -> tuple[str
     that the compiler accepts the definition (True), else no longer refuses it at ``row`` or before it (False: a
     pasted block is mended line by line)."""
     line = text[ls:le]
-    own = line[: len(line) - len(line.lstrip(" \t"))]
+    own = _indent_of(line)
     above = [x for x in text[top:ls].split("\n") if x.strip() and not x.lstrip().startswith("#")]
-    options = {x[: len(x) - len(x.lstrip(" \t"))] for x in above}
+    options = {_indent_of(x) for x in above}
     if above and above[-1].rstrip().endswith(":"):  # a block's head: its body goes one level deeper
-        prev = above[-1][: len(above[-1]) - len(above[-1].lstrip(" \t"))]
+        prev = _indent_of(above[-1])
         widths = sorted({_indent_width(x) for x in above} | {0})
         step = min((b - a for a, b in zip(widths, widths[1:], strict=False) if b > a), default=4)
         options.add(prev + ("\t" if prev.startswith("\t") else " " * step))
     width = _indent_width(line)
     moved = None  # the nearest that moves the error down, where none makes the definition compile
-    for ind in sorted(options - {own}, key=lambda x: (abs(_indent_width(x + "x") - width), _indent_width(x + "x"))):
+    for ind in sorted(options - {own}, key=lambda x: (abs(_indent_width(x) - width), _indent_width(x))):
         cand = text[:ls] + ind + line[len(own) :] + text[le:]
-        after = strict.indentation_error(cand, top, ls + len(ind) + len(line) - len(own), any_error=True)
+        after = strict.compile_error_row(cand, top, ls + len(ind) + len(line) - len(own), any_error=True)
         if after is None:
             return cand, True
         if after > row and moved is None:

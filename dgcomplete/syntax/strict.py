@@ -175,13 +175,19 @@ def compiles(src: str) -> bool:
 def _compiles(src: str) -> bool:
     """Python's compiler accepts ``src``: its parser, and the checks after it (a duplicate argument, ``nonlocal``
     at module level, ``break`` outside a loop) that ``ast.parse`` lets pass."""
+    return _compile_error(src) is None
+
+
+def _compile_error(src: str) -> BaseException | None:
+    """What Python's compiler raises on ``src`` (a ``SyntaxError`` with its line, or a ``ValueError`` and the
+    like for what it cannot read at all), or None when it accepts it."""
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             compile(src, "<dgcomplete>", "exec", dont_inherit=True)
-        return True
-    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError):
-        return False
+    except (SyntaxError, ValueError, MemoryError, RecursionError, OverflowError) as e:
+        return e
+    return None
 
 
 def parses(src: str) -> bool:
@@ -227,25 +233,16 @@ def python_range_sound(text: str, start: int, end: int, new: str, max_lines: int
     return _compiles("\n".join(after[a : b + shift]))
 
 
-def indentation_error(text: str, start: int, end: int, any_error: bool = False) -> int | None:
+def compile_error_row(text: str, start: int, end: int, any_error: bool = False) -> int | None:
     """The document row at which Python's compiler refuses the definition(s) around ``[start, end)`` for their
     indentation (``unexpected indent``, ``unindent does not match any outer indentation level``, ``expected an
-    indented block``), or None. tree-sitter reads most such lines without an error node. ``any_error``: the row of
-    any error the compiler reports (``'return' outside function`` is a ``return`` dedented to column 0)."""
+    indented block``; tree-sitter reads most such lines without an error node), or with ``any_error`` for any
+    reason (``'return' outside function`` is a ``return`` dedented to column 0); None when it accepts them."""
     chunk = python_chunk(text, start, end)
-    if chunk is None:
+    err = None if chunk is None else _compile_error(text[chunk[0] : chunk[1]])
+    if not isinstance(err, SyntaxError) or err.lineno is None or not (any_error or isinstance(err, IndentationError)):
         return None
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            compile(text[chunk[0] : chunk[1]], "<dgcomplete>", "exec", dont_inherit=True)
-    except SyntaxError as e:  # IndentationError and TabError too
-        if e.lineno is None or not (any_error or isinstance(e, IndentationError)):
-            return None
-        return _row(text, chunk[0]) + e.lineno - 1
-    except (ValueError, MemoryError, RecursionError, OverflowError):
-        return None
-    return None
+    return _row(text, chunk[0]) + err.lineno - 1
 
 
 _ALNUM = re.compile(r"[^\W_]")
