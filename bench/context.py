@@ -73,7 +73,7 @@ from . import (
     write_jsonl,
 )
 from .heldout import OUT as HELDOUT
-from .heldout import SPLITS, as_text, case_document, family, load, other_text, real_language
+from .heldout import SPLITS, as_text, case_document, family, load, other_text, real_language, with_crlf
 from .latency import Daemon, pos_at
 from .workspace import case_path, materialize, workspace_split
 
@@ -558,6 +558,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--threads", type=int)
     ap.add_argument("--set", action="append", default=[], metavar="KEY=JSON", help="an initialization option")
     ap.add_argument("--ablate", nargs="*", metavar="NAME", help="run these ABLATIONS variants (none named: all)")
+    ap.add_argument("--crlf", action="store_true",
+                    help="every file with CRLF line breaks, as an editor on Windows often sends them")
     ap.add_argument("--trigger", default="automatic", choices=tuple(TRIGGERS),
                     help="automatic: as typing asks (one gated item); invoked: as the user asks (several, no gate)")
     ap.add_argument("--workspace", action="store_true",
@@ -587,6 +589,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     data = load(a.split, Path(a.data))
     if a.as_text:
         data = as_text(data)
+    if a.crlf:
+        data = with_crlf(data)
     cases = pick_cases(data, a.n)
     base = parse_sets(a.set)
     if a.ablate is None:
@@ -611,7 +615,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "n": len(cases),
         "packages": [{k: p[k] for k in ("name", "version", "license", "lang", "split")} for p in data["packages"]],
         "settings": {"set": base, "threads": a.threads, "trigger": a.trigger, "warmup_requests": 1,
-                     "other_open_files": a.others, "workspace_folders": a.workspace,
+                     "other_open_files": a.others, "workspace_folders": a.workspace, "line_breaks": "crlf" if a.crlf else "lf",
                      "request_timeout_s": REQUEST_TIMEOUT_S, "exact_rule": "first line of the shown text after "
                      "the typed part, stripped, equals the expected first line stripped; rate over all requests"},
         **run_info(loaded, a.note, t),

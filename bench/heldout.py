@@ -304,7 +304,7 @@ def case_document(files: dict[str, dict[str, Any]], case: dict[str, Any]) -> tup
     text = files[case["file"]]["text"]
     off = case["offset"]
     eol = text.find("\n", off)
-    eol = len(text) if eol < 0 else eol
+    eol = len(text) if eol < 0 else eol - (eol > off and text[eol - 1] == "\r")  # a CRLF file keeps its "\r"
     return text[:off] + text[eol:], off
 
 
@@ -337,6 +337,15 @@ def as_text(data: dict[str, Any]) -> dict[str, Any]:
     files = {fid(k): {**v, "lang": AS_TEXT_ID + v["lang"], "path": fid(v["path"])} for k, v in data["files"].items()}
     cases = [{**c, "file": fid(c["file"]), "others": [fid(o) for o in c["others"]]} for c in data["cases"]]
     return {**data, "files": files, "cases": cases, "as_text": True}
+
+
+def with_crlf(data: dict[str, Any]) -> dict[str, Any]:
+    """The split as an editor on Windows often sends it: every file's lines broken with "\\r\\n" (the cases' cursors
+    moved with them, their expected lines unchanged). What the daemon gives such files (``--crlf``)."""
+    files = {k: {**v, "text": v["text"].replace("\r\n", "\n").replace("\n", "\r\n")} for k, v in data["files"].items()}
+    cases = [{**c, "offset": c["offset"] + data["files"][c["file"]]["text"].count("\n", 0, c["offset"])}
+             for c in data["cases"]]
+    return {**data, "files": files, "cases": cases, "crlf": True}
 
 
 def real_language(lang_id: str) -> str:

@@ -32,6 +32,7 @@ from __future__ import annotations
 import argparse
 import ast
 import asyncio
+import dataclasses
 import difflib
 import io
 import json
@@ -325,20 +326,41 @@ def make_cases(n: int, seed: int, source: str, lang: str = "python",
 
 
 # ---- run ---------------------------------------------------------------------------------------------------
-def run(model: Path, cases: list[Case], *, rounds: int, steps: int | None, threads: int) -> dict[str, Any]:
+def with_crlf(cases: list[Case]) -> list[Case]:
+    """The cases written with "\\r\\n" line breaks, as an editor on Windows often sends a file (``--crlf``)."""
+    crlf = lambda t: t.replace("\r\n", "\n").replace("\n", "\r\n")  # noqa: E731
+    return [dataclasses.replace(c, original=crlf(c.original), broken=crlf(c.broken)) for c in cases]
+
+
+def run(model: Path, cases: list[Case], *, rounds: int, steps: int | None, threads: int,
+        engine: bool = False) -> dict[str, Any]:
+    """Repair each case: :func:`edit.repair` with the model, or with ``engine`` through ``Engine.edit`` as the daemon
+    runs it (the document opened, the whole function the range)."""
     import torch
 
+    from dgcomplete.engine import EditOptions, Engine
     from dgcomplete.local import LocalInfiller
     from dgcomplete.model import load_model
 
     torch.set_num_threads(threads)
     loaded = load_model(model)
     inf = LocalInfiller(loaded, max_steps=steps)
+    eng = Engine(loaded, threads=threads, max_steps=steps) if engine else None
+    loop = asyncio.new_event_loop()
     rows = []
     for i, c in enumerate(cases):
         filler = edit.ModelFiller(inf, f"case-{i}")
         t0 = time.perf_counter()
-        out = edit.repair(c.broken, 0, len(c.broken), c.lang, filler, rounds=rounds, seed=i)
+        if eng is None:
+            out = edit.repair(c.broken, 0, len(c.broken), c.lang, filler, rounds=rounds, seed=i)
+        else:
+            uri = f"file:///case-{i}"
+            eng.open(uri, c.broken, 1, c.lang)
+            res = loop.run_until_complete(eng.edit("repair", uri, 0, len(c.broken), 1,
+                                                   options=EditOptions(seed=i, rounds=rounds)))
+            eng.close(uri)
+            out = res.outcome
+            filler.calls, filler.steps = out.stats.get("denoise_calls", 0), out.stats.get("steps", 0)
         ms = (time.perf_counter() - t0) * 1e3
         result = edit.apply_edits(c.broken, out.edits)
         before = syntax.error_count(syntax.parse(c.broken, c.lang))
@@ -352,6 +374,9 @@ def run(model: Path, cases: list[Case], *, rounds: int, steps: int | None, threa
             "repaired": result if out.ok else None,
         })
         inf.forget(f"case-{i}")
+    if eng is not None:
+        loop.run_until_complete(eng.shutdown())
+    loop.close()
     return {"model": model_info(loaded), "rows": rows}
 
 
@@ -587,6 +612,9 @@ def main(argv: list[str] | None = None) -> None:
                          "`typos` is all four), spell (a keyword misspelled)")
     ap.add_argument("--lang", default="python", choices=sorted(FUNCTION_NODES),
                     help="the dev source's language (the stdlib suites are Python)")
+    ap.add_argument("--crlf", action="store_true",
+                    help="the cases with CRLF line breaks, repaired through Engine.edit as the daemon runs them")
+    ap.add_argument("--engine", action="store_true", help="repair through Engine.edit as the daemon runs it")
     ap.add_argument("--out", default=None, help="default bench/results/repair.json (repair_heldout.json)")
     args = ap.parse_args(argv)
     if args.source == "heldout":
@@ -600,14 +628,17 @@ def main(argv: list[str] | None = None) -> None:
     t0 = time.perf_counter()
     kinds = tuple(k for name in args.kinds.split(",") for k in (TYPOS if name == "typos" else (name,)))
     cases = make_cases(args.cases, args.seed, args.source, args.lang, kinds)
-    res = run(model, cases, rounds=args.rounds, steps=args.steps, threads=args.threads)
+    cases = with_crlf(cases) if args.crlf else cases
+    res = run(model, cases, rounds=args.rounds, steps=args.steps, threads=args.threads,
+              engine=args.engine or args.crlf)
     groups, md = table(res["rows"])
     report = {
         "bench": "repair", "model": res["model"], "machine": machine_info(),
         "settings": {"cases": args.cases, "seed": args.seed, "rounds": args.rounds, "steps": args.steps,
                      "source": {"test": "stdlib test/ (held out of training)", "all": "whole stdlib",
                                 "dev": f"held-out dev splits' {args.lang} functions (for tuning)"}[args.source],
-                     "lang": args.lang, "kinds": args.kinds},
+                     "lang": args.lang, "kinds": args.kinds, "line_breaks": "crlf" if args.crlf else "lf",
+                     "through": "Engine.edit" if args.engine or args.crlf else "edit.repair"},
         "summary": groups, "wall_s": round(time.perf_counter() - t0, 1),
         "cases": [{**asdict(c), **r} for c, r in zip(cases, res["rows"], strict=True)],
     }

@@ -605,3 +605,42 @@ def test_a_todo_hole_is_asked_below_its_words_then_without_them(tiny_model, monk
         True, True] and seen[0].prefix != seen[1].prefix
     assert "total = a + b" in [d.text for d in seen[0].drafts]
     assert res.outcome.new_text.endswith("def sub(a, b):\n    total = a - b\n    return total\n"), res.outcome
+
+
+def test_a_document_with_cr_breaks_is_read_through_an_lf_view_kept_in_step():
+    """Random edits of a document whose lines break with "\\r\\n", "\\r" and "\\n" (the edits joining and splitting
+    pairs as a client may): after each, the engine's view is the document with "\\n" breaks, same lines, a tree of
+    its own text, and offsets map both ways through the same LSP positions; a document without "\\r" has none."""
+    import random
+
+    from dgcomplete import syntax
+
+    e = Engine(None)
+    s = e.open("file:///v.py", "def f(x):\r\n    return x\r\n", 1, "python")
+    assert s.lf is not None and s.view.text == "def f(x):\n    return x\n"
+    rng = random.Random(7)
+    pieces = ["a", " ", "\r\n", "\r", "\n", "x = 1", "é😀"]
+    for v in range(2, 400):
+        lines = s.doc.line_count
+        a = (rng.randrange(lines), rng.randrange(12))
+        b = (rng.randrange(a[0], lines), rng.randrange(12)) if rng.random() < 0.5 else a
+        b = max(a, b)
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(4)))
+        e.change(s.uri, v, [((*a, *b), text)])
+        assert s.view.text == syntax.lf_text(s.doc.text), v
+        assert s.view.line_count == s.doc.line_count
+        if "\r" in s.doc.text:
+            assert s.lf is not None and s.lf.tree is not None
+            assert s.lf.tree.root_node.end_byte == len(s.lf.text.encode())
+        else:
+            assert s.lf is None and s.view is s.doc
+        for off in {0, len(s.doc.text), rng.randrange(len(s.doc.text) + 1)}:
+            if s.doc.text[off - 1 : off + 1] == "\r\n":
+                continue  # inside a pair: no position names it
+            pos = s.doc.position_at(off)
+            assert s.view.position_at(s.to_view(off)) == pos
+            assert s.from_view(s.to_view(off)) == s.doc.offset_at(*pos)
+    e.change(s.uri, 400, [(None, "x = 1\r\ny = 2\r\n")])  # a full sync
+    assert s.view.text == "x = 1\ny = 2\n"
+    e.change(s.uri, 401, [(None, "x = 1\n")])
+    assert s.lf is None

@@ -1231,3 +1231,29 @@ def test_slip_cases_break_the_code_the_way_people_do():
     # an indentation slip that tree-sitter reads without an error counts: the compiler refuses it
     dented = py.replace("    total = sum(", "      total = sum(")
     assert syntax.error_count(syntax.parse(dented, "python")) == 0 and broken_for(dented, "python")
+
+
+@shared_loop
+async def test_a_crlf_document_is_repaired_and_filled_in_its_own_line_breaks(rw):
+    """The edits are worked out on the document read with "\\n" breaks and sent back in the document's offsets
+    and "\\r\\n" breaks: the lost ``:`` goes where it was lost, no line gains a bare "\\n", nothing else moves."""
+    uri = "file:///w/crlf.py"
+    text = "def f(x):\r\n    if x > 0\r\n        return x\r\n    return -x\r\n"
+    open_doc(rw, uri, text, "python", version=4)
+    res = await rw.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        command="dgcomplete.repairSyntax", arguments=[arg(uri, rng(0, 0, 4, 0), 4)]))
+    assert res["applied"] is True, res
+    assert apply_to(text, rw.applied[-1].document_changes[0].edits) == text.replace("0\r\n", "0:\r\n")
+    assert res["newText"] == text.replace("0\r\n", "0:\r\n")
+
+    holes = "file:///w/crlf_holes.py"
+    text = "def g(y):\r\n    ...\r\n\r\n\r\ndef h():\r\n    return 1\r\n"
+    open_doc(rw, holes, text, "python", version=2)
+    res = await rw.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        command="dgcomplete.fillHoles", arguments=[arg(holes, rng(0, 0, 6, 0), 2)]))
+    if res["applied"]:  # a random model's fill is applied only where it parses
+        new = apply_to(text, rw.applied[-1].document_changes[0].edits)
+        assert "\n" not in new.replace("\r\n", "") and "\r" not in new.replace("\r\n", "")
+        assert new.startswith("def g(y):\r\n    ") and new.endswith("\r\n\r\n\r\ndef h():\r\n    return 1\r\n")
+    else:
+        assert res["reason"]

@@ -364,3 +364,31 @@ async def test_under_the_gate_the_shipped_model_finishes_a_word_the_file_has():
         assert res.items and last["source"] != "word", (res.items, last)
     finally:
         await stop_daemon(client)
+
+
+async def test_a_crlf_document_gets_the_suggestions_of_its_lf_twin():
+    """The shipped model, as an editor on Windows drives it: a file with "\\r\\n" breaks, typed into one character at
+    a time, gets the items its "\\n" twin gets (same seed), with the same ranges and its own breaks. Before the engine
+    read such files through an LF view, the model saw "\\r" tokens it never learned and the checks read the "\\r" as
+    part of the line: typing the dev split's lines, 22 % were completed instead of 46 %."""
+    text = ("def area(w, h):\n    return w * h\n\n\ndef perimeter(w, h):\n    return 2 * (w + h)\n\n\n"
+            "def volume(w, h, d):\n    \n\n\ndef main():\n    print(area(1, 2))\n")
+    client = await start_daemon("--threads", "1", init_options={"seed": 0})
+    try:
+        got = {}
+        for eol in ("\n", "\r\n"):
+            uri = f"file:///work/twin{len(eol)}.py"
+            open_doc(client, text.replace("\n", eol), uri)
+            for i, ch in enumerate("ret"):  # typed as an editor sends it
+                at = lsp.Position(9, 4 + i)
+                client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+                    lsp.VersionedTextDocumentIdentifier(version=2 + i, uri=uri),
+                    [lsp.TextDocumentContentChangePartial(range=lsp.Range(at, at), text=ch)]))
+            res = await client.text_document_inline_completion_async(inline_params(9, 7, uri, invoked=True))
+            got[eol] = [(i.insert_text, i.range) for i in res.items]
+            client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
+        assert got["\n"], "the shipped model should complete `ret` in volume()"
+        assert [(t.replace("\r\n", "\n"), r) for t, r in got["\r\n"]] == got["\n"]
+        assert all("\n" not in t.replace("\r\n", "") for t, _ in got["\r\n"])
+    finally:
+        await stop_daemon(client)

@@ -640,3 +640,12 @@ def test_no_brace_over_a_body_that_stands_below_without_one() -> None:
 
     got = count("int f(int a) {\n  if (a > 0)\n    return 1;\n  return 0;\n}\n", "c", random.Random(0), 1)
     assert got["brace_over_body splice"] == [1, 1]
+
+
+def test_line_breaks_read_as_lf_and_the_break_a_line_uses():
+    from dgcomplete.syntax import break_at, lf_text
+
+    assert lf_text("a\r\nb\rc\nd") == "a\nb\nc\nd" and lf_text("a\nb") == "a\nb"
+    assert [break_at("a\r\nb\nc", o) for o in (0, 1, 3, 5, 6)] == ["\r\n", "\r\n", "\n", "\n", "\n"]
+    assert break_at("x\r\ny", 3) == "\r\n"  # the last line: the break above it
+    assert break_at("a\rb", 2) == "\r" and break_at("one line", 3) == "\n"

@@ -15,7 +15,7 @@ from .check import (
     mends_errors,
     new_errors,
 )
-from .document import SyntaxDocument, TextIndex, parse
+from .document import SyntaxDocument, TextIndex, break_at, lf_text, parse
 from .languages import SUPPORTED, get_language, get_parser, is_supported, language_for, text_language
 from .plan import indent_unit, plan_span
 
@@ -23,6 +23,7 @@ __all__ = [
     "SUPPORTED",
     "SyntaxDocument",
     "TextIndex",
+    "break_at",
     "cut_candidate",
     "cut_marks",
     "cut_short",
@@ -35,6 +36,7 @@ __all__ = [
     "is_supported",
     "is_valid",
     "language_for",
+    "lf_text",
     "mends_below",
     "text_language",
     "mends_errors",

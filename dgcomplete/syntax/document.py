@@ -99,6 +99,25 @@ def parse(text: str | bytes, lang: str | None) -> tree_sitter.Tree | None:
 
 
 _BREAK = re.compile(r"\r\n?|\n")  # LSP's line breaks: \n, \r\n and a lone \r
+_CR_BREAK = re.compile(r"\r\n?")
+
+
+def lf_text(text: str) -> str:
+    """``text`` with every line break a "\\n": the same lines, and the same LSP positions in them."""
+    return _CR_BREAK.sub("\n", text) if "\r" in text else text
+
+
+def break_at(text: str, offset: int) -> str:
+    """The line break ``text`` uses on ``offset``'s line ("\\r\\n", "\\r" or "\\n"): the one ending it, else (the
+    last line) the one ending the line above, else "\\n"."""
+    m = _BREAK.search(text, offset)
+    if m is None:
+        nl = max(text.rfind("\n", 0, offset), text.rfind("\r", 0, offset))
+        if nl < 0:
+            return "\n"
+        m = _BREAK.search(text, nl - 1 if nl and text[nl] == "\n" and text[nl - 1] == "\r" else nl)
+        assert m is not None
+    return m.group(0)
 
 
 def _line_starts(text: str) -> list[int]:
