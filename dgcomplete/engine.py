@@ -122,11 +122,16 @@ class Session:
         """Keep :attr:`lf` in step with the document after changes (each applied to both): made when a "\\r"
         comes, dropped when the last one goes, made again where the two no longer have the same lines (a change
         that joined a "\\r" and a "\\n" of the document into one break, or split one) or the same grammar. None
-        for a document too large to complete."""
+        for a document too large to complete. While there is a view, only it has a tree (a tree costs ~50 bytes a
+        character, and nothing reads the document's); the document gets its own back when the view goes."""
         if "\r" not in self.doc.text or len(self.doc.text) > MAX_DOCUMENT_CHARS:
             self.lf = None
-        elif self.lf is None or self.lf.line_count != self.doc.line_count or self.lf.lang != self.doc.lang:
-            self.lf = syntax.SyntaxDocument(syntax.lf_text(self.doc.text), self.doc.lang)
+            if self.doc.lang != self.lang:
+                self.doc = syntax.SyntaxDocument(self.doc.text, self.lang)
+        elif self.lf is None or self.lf.line_count != self.doc.line_count or self.lf.lang != self.lang:
+            self.lf = syntax.SyntaxDocument(syntax.lf_text(self.doc.text), self.lang)
+            if self.doc.lang is not None:
+                self.doc = syntax.SyntaxDocument(self.doc.text, None)
 
     @property
     def retrieval_lang(self) -> str | None:
@@ -491,8 +496,8 @@ class Engine:
         text = scrub(text)
         if len(text) > MAX_DOCUMENT_CHARS:  # see _fit
             s = Session(uri, version, None, syntax.SyntaxDocument(text, None), big_lang=lang)
-        else:
-            s = Session(uri, version, lang, syntax.SyntaxDocument(text, lang))
+        else:  # a document with "\r" breaks is parsed as its view (sync_view)
+            s = Session(uri, version, lang, syntax.SyntaxDocument(text, None if "\r" in text else lang))
         s.text_lang = None if lang is not None else syntax.text_language(language_id, uri)
         s.sync_view()
         self.sessions[uri] = s
@@ -1014,8 +1019,9 @@ class Engine:
                               f"{': ' + self.load_error if self.load_error else ''})")
         if len(text) > MAX_DOCUMENT_CHARS:
             return result("document too large")
-        if end - start > MAX_EDIT_CHARS:
-            return result(f"selection too large ({end - start} characters; at most {MAX_EDIT_CHARS}): select less")
+        size = s.from_view(end) - s.from_view(start)  # the document's characters, a CRLF break two
+        if size > MAX_EDIT_CHARS:
+            return result(f"selection too large ({size} characters; at most {MAX_EDIT_CHARS}): select less")
         if self._pending >= MAX_PENDING_JOBS:
             return result("busy: too many requests waiting for the model")
         token = cancel or CancelToken()

@@ -351,8 +351,10 @@ async def code_actions(ls: RewriteServer, params: lsp.CodeActionParams) -> list[
         return None
     s = v.session
     only = [str(k) for k in params.context.only] if params.context.only else None
-    start, end = _span(v, "rewrite", params.range)
-    text = s.doc.text
+    # read as the commands will work: on the document's view with "\n" breaks (engine.Session.view)
+    view = s.view
+    text = view.text
+    start, end = map(s.to_view, _span(v, "rewrite", params.range))
     lazy = _resolve_supported(ls)
     actions: list[lsp.CodeAction] = []
 
@@ -366,9 +368,9 @@ async def code_actions(ls: RewriteServer, params: lsp.CodeActionParams) -> list[
         n = max(1, min(3, ls.settings.rewrite_variants))
         for k in range(n):
             add("rewrite", TITLES["rewrite"] + (f" (variant {k + 1})" if n > 1 else ""), seed=k)
-    lo, hi = _span(v, "repair", params.range)
+    lo, hi = map(s.to_view, _span(v, "repair", params.range))
     if _wants(only, KINDS["repair"]) and edit.repairable(text, lo, hi, s.lang,
-                                                         edit.error_nodes(text, s.lang, s.doc.tree, s.doc.index())):
+                                                         edit.error_nodes(text, s.lang, view.tree, view.index())):
         add("repair", TITLES["repair"], diagnostics=list(params.context.diagnostics) or None)
     if _wants(only, KINDS["fill"]) and edit.find_holes(text, lo, hi):
         add("fill", TITLES["fill"])

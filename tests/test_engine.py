@@ -630,10 +630,11 @@ def test_a_document_with_cr_breaks_is_read_through_an_lf_view_kept_in_step():
         assert s.view.text == syntax.lf_text(s.doc.text), v
         assert s.view.line_count == s.doc.line_count
         if "\r" in s.doc.text:
-            assert s.lf is not None and s.lf.tree is not None
+            assert s.lf is not None and s.lf.tree is not None and s.doc.tree is None  # one tree, the view's
             assert s.lf.tree.root_node.end_byte == len(s.lf.text.encode())
         else:
-            assert s.lf is None and s.view is s.doc
+            assert s.lf is None and s.view is s.doc and s.doc.tree is not None
+            assert s.doc.tree.root_node.end_byte == len(s.doc.text.encode())
         for off in {0, len(s.doc.text), rng.randrange(len(s.doc.text) + 1)}:
             if s.doc.text[off - 1 : off + 1] == "\r\n":
                 continue  # inside a pair: no position names it

@@ -1027,6 +1027,10 @@ async def test_engine_edit_is_queued_bounded_and_stale_checked(tiny_model, monke
         e.open(big, "word " * (eng.MAX_EDIT_CHARS // 5 + 10), 1, "plaintext")
         res = await e.edit("rewrite", big, 0, eng.MAX_EDIT_CHARS + 40, 1)
         assert res.outcome.reason.startswith("selection too large") and "select less" in res.outcome.reason
+        crlf = "file:///e/crlf.txt"  # 8,500 characters, 6,800 read with "\n" breaks: the document's count
+        e.open(crlf, "abc\r\n" * 1700, 1, "plaintext")
+        res = await e.edit("rewrite", crlf, 0, 8500, 1)
+        assert res.outcome.reason.startswith(f"selection too large (8500 characters; at most {eng.MAX_EDIT_CHARS})")
         monkeypatch.setattr(eng, "MAX_EDIT_PASSES", 3)
         res = await e.edit("rewrite", big, 0, 2000, 1, options=eng.EditOptions(fraction=1.0))
         assert not res.outcome.ok and "select less" in res.outcome.reason and res.outcome.stats["steps"] == 3
@@ -1240,6 +1244,8 @@ async def test_a_crlf_document_is_repaired_and_filled_in_its_own_line_breaks(rw)
     uri = "file:///w/crlf.py"
     text = "def f(x):\r\n    if x > 0\r\n        return x\r\n    return -x\r\n"
     open_doc(rw, uri, text, "python", version=4)
+    assert [a.data["kind"] for a in await actions(rw, uri, rng(1, 6, 1, 6))] == ["repair"]  # listed on its line
+    assert await actions(rw, uri, rng(3, 4, 3, 4)) == []
     res = await rw.workspace_execute_command_async(lsp.ExecuteCommandParams(
         command="dgcomplete.repairSyntax", arguments=[arg(uri, rng(0, 0, 4, 0), 4)]))
     assert res["applied"] is True, res
@@ -1249,6 +1255,7 @@ async def test_a_crlf_document_is_repaired_and_filled_in_its_own_line_breaks(rw)
     holes = "file:///w/crlf_holes.py"
     text = "def g(y):\r\n    ...\r\n\r\n\r\ndef h():\r\n    return 1\r\n"
     open_doc(rw, holes, text, "python", version=2)
+    assert [a.data["kind"] for a in await actions(rw, holes, rng(1, 4, 1, 4))] == ["fill"]
     res = await rw.workspace_execute_command_async(lsp.ExecuteCommandParams(
         command="dgcomplete.fillHoles", arguments=[arg(holes, rng(0, 0, 6, 0), 2)]))
     if res["applied"]:  # a random model's fill is applied only where it parses
