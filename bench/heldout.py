@@ -342,7 +342,9 @@ def as_text(data: dict[str, Any]) -> dict[str, Any]:
 def with_crlf(data: dict[str, Any]) -> dict[str, Any]:
     """The split as an editor on Windows often sends it: every file's lines broken with "\\r\\n" (the cases' cursors
     moved with them, their expected lines unchanged). What the daemon gives such files (``--crlf``)."""
-    files = {k: {**v, "text": v["text"].replace("\r\n", "\n").replace("\n", "\r\n")} for k, v in data["files"].items()}
+    from dgcomplete.edit import crlf_lines
+
+    files = {k: {**v, "text": crlf_lines(v["text"])} for k, v in data["files"].items()}
     cases = [{**c, "offset": c["offset"] + data["files"][c["file"]]["text"].count("\n", 0, c["offset"])}
              for c in data["cases"]]
     return {**data, "files": files, "cases": cases, "crlf": True}

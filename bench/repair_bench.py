@@ -328,8 +328,8 @@ def make_cases(n: int, seed: int, source: str, lang: str = "python",
 # ---- run ---------------------------------------------------------------------------------------------------
 def with_crlf(cases: list[Case]) -> list[Case]:
     """The cases written with "\\r\\n" line breaks, as an editor on Windows often sends a file (``--crlf``)."""
-    crlf = lambda t: t.replace("\r\n", "\n").replace("\n", "\r\n")  # noqa: E731
-    return [dataclasses.replace(c, original=crlf(c.original), broken=crlf(c.broken)) for c in cases]
+    return [dataclasses.replace(c, original=edit.crlf_lines(c.original), broken=edit.crlf_lines(c.broken))
+            for c in cases]
 
 
 def run(model: Path, cases: list[Case], *, rounds: int, steps: int | None, threads: int,
@@ -344,23 +344,24 @@ def run(model: Path, cases: list[Case], *, rounds: int, steps: int | None, threa
 
     torch.set_num_threads(threads)
     loaded = load_model(model)
-    inf = LocalInfiller(loaded, max_steps=steps)
+    inf = None if engine else LocalInfiller(loaded, max_steps=steps)
     eng = Engine(loaded, threads=threads, max_steps=steps) if engine else None
     loop = asyncio.new_event_loop()
     rows = []
     for i, c in enumerate(cases):
-        filler = edit.ModelFiller(inf, f"case-{i}")
+        key = f"case-{i}"
         t0 = time.perf_counter()
-        if eng is None:
+        if inf is not None:
+            filler = edit.ModelFiller(inf, key)
             out = edit.repair(c.broken, 0, len(c.broken), c.lang, filler, rounds=rounds, seed=i)
+            calls, steps_run = filler.calls, filler.steps
+            inf.forget(key)
         else:
-            uri = f"file:///case-{i}"
-            eng.open(uri, c.broken, 1, c.lang)
-            res = loop.run_until_complete(eng.edit("repair", uri, 0, len(c.broken), 1,
-                                                   options=EditOptions(seed=i, rounds=rounds)))
-            eng.close(uri)
-            out = res.outcome
-            filler.calls, filler.steps = out.stats.get("denoise_calls", 0), out.stats.get("steps", 0)
+            eng.open(f"file:///{key}", c.broken, 1, c.lang)
+            out = loop.run_until_complete(eng.edit("repair", f"file:///{key}", 0, len(c.broken), 1,
+                                                   options=EditOptions(seed=i, rounds=rounds))).outcome
+            eng.close(f"file:///{key}")
+            calls, steps_run = out.stats.get("denoise_calls", 0), out.stats.get("steps", 0)
         ms = (time.perf_counter() - t0) * 1e3
         result = edit.apply_edits(c.broken, out.edits)
         before = syntax.error_count(syntax.parse(c.broken, c.lang))
@@ -369,11 +370,10 @@ def run(model: Path, cases: list[Case], *, rounds: int, steps: int | None, threa
             "id": c.id, "kind": c.kind, "detail": c.detail, "offered": out.ok,
             "parses": not broken_for(result, c.lang) if c.kind in SLIPS else after == 0,
             "exact": result == c.original, "errors_before": before, "errors_after": after,
-            "fewer_errors": after < before, "rounds": out.stats.get("rounds", 0), "denoise_calls": filler.calls,
-            "steps": filler.steps, "ms": round(ms, 1), "reason": out.reason,
+            "fewer_errors": after < before, "rounds": out.stats.get("rounds", 0), "denoise_calls": calls,
+            "steps": steps_run, "ms": round(ms, 1), "reason": out.reason,
             "repaired": result if out.ok else None,
         })
-        inf.forget(f"case-{i}")
     if eng is not None:
         loop.run_until_complete(eng.shutdown())
     loop.close()

@@ -118,6 +118,11 @@ class Session:
         """The document's offset of the :attr:`view`'s ``offset``."""
         return offset if self.lf is None else self.doc.offset_at(*self.lf.position_at(offset))
 
+    def in_document(self, text: str, offset: int) -> str:
+        """``text`` read in the view (its breaks "\\n"), with the break the document uses on ``offset``'s line."""
+        eol = "\n" if self.lf is None else syntax.break_at(self.doc.text, offset)
+        return text if eol == "\n" else text.replace("\n", eol)
+
     def sync_view(self) -> None:
         """Keep :attr:`lf` in step with the document after changes (each applied to both): made when a "\\r"
         comes, dropped when the last one goes, made again where the two no longer have the same lines (a change
@@ -735,8 +740,7 @@ class Engine:
                                     single_line=single_line)
         if view is s.doc:
             return comp
-        eol = syntax.break_at(s.doc.text, offset)
-        items = [dataclasses.replace(c, text=c.text.replace("\n", eol)) for c in comp.items] if eol != "\n" else comp.items
+        items = [dataclasses.replace(c, text=s.in_document(c.text, offset)) for c in comp.items]
         return dataclasses.replace(comp, items=items, start=s.from_view(comp.start), offset=offset)
 
     async def _complete(self, s: Session, view: syntax.SyntaxDocument, offset: int, *, n: int,
@@ -996,11 +1000,10 @@ class Engine:
         res = await self._edit(kind, s, view, s.to_view(start), s.to_view(end), version, cancel, progress, options)
         if view is s.doc:
             return res
-        eol = syntax.break_at(s.doc.text, start)
         out = res.outcome
-        out.edits = [edits.Edit(s.from_view(e.start), s.from_view(e.end), e.text.replace("\n", eol))
+        out.edits = [edits.Edit(s.from_view(e.start), s.from_view(e.end), s.in_document(e.text, start))
                      for e in out.edits]
-        out.new_text = out.new_text.replace("\n", eol)
+        out.new_text = s.in_document(out.new_text, start)
         return EditResult(out, s.from_view(res.start), s.from_view(res.end), res.version)
 
     async def _edit(self, kind: str, s: Session, view: syntax.SyntaxDocument, start: int, end: int, version: int,

@@ -354,7 +354,8 @@ async def code_actions(ls: RewriteServer, params: lsp.CodeActionParams) -> list[
     # read as the commands will work: on the document's view with "\n" breaks (engine.Session.view)
     view = s.view
     text = view.text
-    start, end = map(s.to_view, _span(v, "rewrite", params.range))
+    at = [s.to_view(o) for o in _offsets(v, params.range)]
+    start, end = edit.target_span(text, *at, "rewrite")
     lazy = _resolve_supported(ls)
     actions: list[lsp.CodeAction] = []
 
@@ -368,7 +369,7 @@ async def code_actions(ls: RewriteServer, params: lsp.CodeActionParams) -> list[
         n = max(1, min(3, ls.settings.rewrite_variants))
         for k in range(n):
             add("rewrite", TITLES["rewrite"] + (f" (variant {k + 1})" if n > 1 else ""), seed=k)
-    lo, hi = map(s.to_view, _span(v, "repair", params.range))
+    lo, hi = edit.target_span(text, *at, "repair")
     if _wants(only, KINDS["repair"]) and edit.repairable(text, lo, hi, s.lang,
                                                          edit.error_nodes(text, s.lang, view.tree, view.index())):
         add("repair", TITLES["repair"], diagnostics=list(params.context.diagnostics) or None)

@@ -227,8 +227,11 @@ class SyntaxDocument:
         first = self.position_line(start)
         last = self.position_line(end)
         self.text = old_text[:start] + new_text + old_text[end:]
-        if "\r" in new_text or "\r" in old_text[max(0, start - 1) : end + 1]:
-            self._starts = _line_starts(self.text)  # a \r\n pair may be split or joined: recount (rare)
+        if "\r" in new_text or "\r" in old_text[start:end] or (
+                old_text[start - 1 : start] == "\r" and (new_text or old_text[end : end + 1]).startswith("\n")):
+            # a "\r" comes or goes, or a "\r" left of the edit meets a "\n" (a pair joined): recount. Typing at the
+            # end of a CRLF line (a "\r" right of the edit) recounted every line at each keystroke before
+            self._starts = _line_starts(self.text)
         else:
             delta = len(new_text) - (end - start)
             added = [start + m + 1 for m in _newline_positions(new_text)]
