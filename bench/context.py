@@ -73,7 +73,18 @@ from . import (
     write_jsonl,
 )
 from .heldout import OUT as HELDOUT
-from .heldout import SPLITS, as_text, case_document, family, load, other_text, real_language, with_crlf
+from .heldout import (
+    SPLITS,
+    as_text,
+    case_document,
+    family,
+    load,
+    other_text,
+    real_language,
+    with_crlf,
+    with_tabs,
+    with_vue,
+)
 from .latency import Daemon, pos_at
 from .workspace import case_path, materialize, workspace_split
 
@@ -560,6 +571,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--ablate", nargs="*", metavar="NAME", help="run these ABLATIONS variants (none named: all)")
     ap.add_argument("--crlf", action="store_true",
                     help="every file with CRLF line breaks, as an editor on Windows often sends them")
+    ap.add_argument("--tabs", action="store_true",
+                    help="every file indented with spaces re-indented with tabs, as a tab-indented project sends it")
+    ap.add_argument("--vue", action="store_true",
+                    help="the JavaScript and TypeScript cases each the script of a Vue single-file component")
     ap.add_argument("--trigger", default="automatic", choices=tuple(TRIGGERS),
                     help="automatic: as typing asks (one gated item); invoked: as the user asks (several, no gate)")
     ap.add_argument("--workspace", action="store_true",
@@ -591,6 +606,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         data = as_text(data)
     if a.crlf:
         data = with_crlf(data)
+    if a.tabs:
+        data = with_tabs(data)
+    if a.vue:
+        data = with_vue(data)
     cases = pick_cases(data, a.n)
     base = parse_sets(a.set)
     if a.ablate is None:
@@ -616,6 +635,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "packages": [{k: p[k] for k in ("name", "version", "license", "lang", "split")} for p in data["packages"]],
         "settings": {"set": base, "threads": a.threads, "trigger": a.trigger, "warmup_requests": 1,
                      "other_open_files": a.others, "workspace_folders": a.workspace, "line_breaks": "crlf" if a.crlf else "lf",
+                     "indent": "tabs" if a.tabs else "as written",
+                     "embedded": "the script of a Vue component" if a.vue else None,
                      "request_timeout_s": REQUEST_TIMEOUT_S, "exact_rule": "first line of the shown text after "
                      "the typed part, stripped, equals the expected first line stripped; rate over all requests"},
         **run_info(loaded, a.note, t),

@@ -350,6 +350,77 @@ def with_crlf(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "files": files, "cases": cases, "crlf": True}
 
 
+def tab_unit(text: str) -> int:
+    """The width of one indent level in a file indented with spaces: the commonest step up between two lines
+    (2, 4 or 8; 4 where none shows)."""
+    steps: dict[int, int] = {}
+    prev = 0
+    for line in text.split("\n"):
+        if not line.strip():
+            continue
+        n = len(line) - len(line.lstrip(" "))
+        if n > prev and n - prev in (2, 4, 8):
+            steps[n - prev] = steps.get(n - prev, 0) + 1
+        prev = n
+    return max(steps, key=lambda k: (steps[k], k)) if steps else 4
+
+
+def tab_lines(text: str, unit: int) -> str:
+    """``text`` indented with tabs: each line's leading spaces become one tab per ``unit``, the rest stay spaces
+    (what an editor set to indent with tabs writes; a JSDoc ``*`` keeps its space)."""
+    def one(line: str) -> str:
+        n = len(line) - len(line.lstrip(" "))
+        return "\t" * (n // unit) + " " * (n % unit) + line[n:]
+    return "\n".join(one(line) for line in text.split("\n"))
+
+
+def with_tabs(data: dict[str, Any]) -> dict[str, Any]:
+    """The split as a project indented with tabs sends it (Eclipse's Java default, WordPress' PHP, many JS and C
+    projects): every file indented with spaces re-indented with tabs, the cases' cursors moved with their lines,
+    their expected lines unchanged. Files already indented with tabs (Go) stay as they are (``--tabs``)."""
+    files, units = {}, {}
+    for k, v in data["files"].items():
+        lines = v["text"].split("\n")
+        if sum(ln.startswith("\t") for ln in lines) >= sum(ln.startswith("  ") for ln in lines):
+            files[k] = v
+            continue
+        units[k] = tab_unit(v["text"])
+        files[k] = {**v, "text": tab_lines(v["text"], units[k])}
+    cases = []
+    for c in data["cases"]:
+        off = c["offset"]
+        if c["file"] in units:
+            text = data["files"][c["file"]]["text"]
+            ls = text.rfind("\n", 0, off) + 1
+            lead = len(text[ls:off]) - len(text[ls:off].lstrip(" "))
+            head = tab_lines(text[:ls] + text[ls : ls + lead], units[c["file"]])
+            off = len(head) + (off - ls - lead)
+        cases.append({**c, "offset": off})
+    return {**data, "files": files, "cases": cases, "tabs": True}
+
+
+VUE_HEAD = '<template>\n  <div class="panel">\n    <h2>{{ title }}</h2>\n  </div>\n</template>\n\n<script{attrs}>\n'
+VUE_TAIL = "\n</script>\n\n<style scoped>\n.panel {\n  padding: 8px;\n}\n</style>\n"
+
+
+def with_vue(data: dict[str, Any]) -> dict[str, Any]:
+    """The split's JavaScript and TypeScript cases as a Vue project sends them: each case's file the ``<script>``
+    (``lang="ts"`` for TypeScript) of a single-file component, between a template and a style, sent as ``vue``
+    (``name.vue``); the other open files as they are, the expected lines unchanged; the other languages' cases
+    left out (``--vue``). What the daemon gives the script of a ``.vue`` file (or a Svelte one, or an HTML page's)."""
+    files = dict(data["files"])
+    cases = []
+    for c in data["cases"]:
+        f = data["files"][c["file"]]
+        if family(f["lang"]) != "js":
+            continue
+        head = VUE_HEAD.replace("{attrs}", ' lang="ts"' if f["lang"].startswith("typescript") else "")
+        fid = c["file"] + ".vue"
+        files[fid] = {**f, "lang": "vue", "path": f["path"] + ".vue", "text": head + f["text"] + VUE_TAIL}
+        cases.append({**c, "file": fid, "offset": c["offset"] + len(head)})
+    return {**data, "files": files, "cases": cases, "vue": True}
+
+
 def real_language(lang_id: str) -> str:
     """The languageId a file of the split has, also where :func:`as_text` sends it as another."""
     return lang_id.removeprefix(AS_TEXT_ID)

@@ -332,6 +332,15 @@ def with_crlf(cases: list[Case]) -> list[Case]:
             for c in cases]
 
 
+def with_tabs(cases: list[Case]) -> list[Case]:
+    """The cases indented with tabs, as a tab-indented project writes them (``--tabs``; an indentation slip of
+    spaces stays one past the tabs): :func:`bench.heldout.tab_lines` at each function's own indent unit."""
+    from .heldout import tab_lines, tab_unit
+
+    return [dataclasses.replace(c, original=tab_lines(c.original, tab_unit(c.original)),
+                                broken=tab_lines(c.broken, tab_unit(c.original))) for c in cases]
+
+
 def run(model: Path, cases: list[Case], *, rounds: int, steps: int | None, threads: int,
         engine: bool = False) -> dict[str, Any]:
     """Repair each case: :func:`edit.repair` with the model, or with ``engine`` through ``Engine.edit`` as the daemon
@@ -614,6 +623,8 @@ def main(argv: list[str] | None = None) -> None:
                     help="the dev source's language (the stdlib suites are Python)")
     ap.add_argument("--crlf", action="store_true",
                     help="the cases with CRLF line breaks, repaired through Engine.edit as the daemon runs them")
+    ap.add_argument("--tabs", action="store_true",
+                    help="the cases indented with tabs, repaired through Engine.edit as the daemon runs them")
     ap.add_argument("--engine", action="store_true", help="repair through Engine.edit as the daemon runs it")
     ap.add_argument("--out", default=None, help="default bench/results/repair.json (repair_heldout.json)")
     args = ap.parse_args(argv)
@@ -629,8 +640,9 @@ def main(argv: list[str] | None = None) -> None:
     kinds = tuple(k for name in args.kinds.split(",") for k in (TYPOS if name == "typos" else (name,)))
     cases = make_cases(args.cases, args.seed, args.source, args.lang, kinds)
     cases = with_crlf(cases) if args.crlf else cases
+    cases = with_tabs(cases) if args.tabs else cases
     res = run(model, cases, rounds=args.rounds, steps=args.steps, threads=args.threads,
-              engine=args.engine or args.crlf)
+              engine=args.engine or args.crlf or args.tabs)
     groups, md = table(res["rows"])
     report = {
         "bench": "repair", "model": res["model"], "machine": machine_info(),
@@ -638,7 +650,8 @@ def main(argv: list[str] | None = None) -> None:
                      "source": {"test": "stdlib test/ (held out of training)", "all": "whole stdlib",
                                 "dev": f"held-out dev splits' {args.lang} functions (for tuning)"}[args.source],
                      "lang": args.lang, "kinds": args.kinds, "line_breaks": "crlf" if args.crlf else "lf",
-                     "through": "Engine.edit" if args.engine or args.crlf else "edit.repair"},
+                     "indent": "tabs" if args.tabs else "as written",
+                     "through": "Engine.edit" if args.engine or args.crlf or args.tabs else "edit.repair"},
         "summary": groups, "wall_s": round(time.perf_counter() - t0, 1),
         "cases": [{**asdict(c), **r} for c, r in zip(cases, res["rows"], strict=True)],
     }

@@ -40,6 +40,8 @@ from .types import Cancelled, CancelToken, Candidate, InfillRequest, InfillResul
 
 log = logging.getLogger(__name__)
 
+TAB_COLUMNS = 4  # what the view reads a leading tab as (Session.view)
+TABS_LEARNED = frozenset({"go"})  # languages the model learned indented with tabs: read as they are
 MAX_DOCUMENT_CHARS = 4_000_000  # larger documents are tracked but not completed (bounded memory and time)
 MAX_PENDING_JOBS = 64  # model jobs queued at once; more are answered "busy" (each holds a copy of its text)
 MAX_CACHED_PREFIXES = 16  # documents whose encoded prefix (keys/values) stays resident; least recent dropped
@@ -88,6 +90,26 @@ class LineShown:
             self.lines.setdefault(line, typed)
 
 
+def _common_ends(old: str, new: str) -> tuple[int, int]:
+    """The lengths of the longest common prefix of ``old`` and ``new`` and of their longest common suffix after
+    it (slices compared by halves: C speed, a 30 KB script in microseconds)."""
+    lo, hi = 0, min(len(old), len(new))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if old[:mid] == new[:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    head, lo, hi = lo, 0, min(len(old), len(new)) - lo
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if old[len(old) - mid :] == new[len(new) - mid :]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return head, lo
+
+
 @dataclass
 class Session:
     uri: str
@@ -99,44 +121,105 @@ class Session:
     shown: LineShown = field(default_factory=LineShown)  # on the cursor's line, as you type
     big_lang: str | None = None  # the language of a document over MAX_DOCUMENT_CHARS (lang is None meanwhile)
     text_lang: str | None = None  # a language without a grammar: what its documents are grouped by for retrieval
-    lf: syntax.SyntaxDocument | None = None  # a document whose lines break with "\r": as completion reads it
+    reading: syntax.SyntaxDocument | None = None  # the document as completion reads it, where that differs (view)
+    tab: int = 0  # the columns each leading tab is read as in ``reading`` (0: tabs are read as they are)
+    tabbed: bool | None = None  # indented_with_tabs (None: count again)
+    scripts: bool = False  # a page whose scripts are completed as their language (syntax.has_scripts)
+    script: tuple[tuple[str, str, int], syntax.SyntaxDocument] | None = None  # the last script read (read_at)
 
     @property
     def view(self) -> syntax.SyntaxDocument:
-        """The document as completion reads it: where its lines break with "\\r\\n" (or a lone "\\r"), a copy with
-        "\\n" breaks (``lf``), else the document itself. The model learned from "\\n" breaks only, and the checks,
-        drafts and word heads read a line as ending at "\\n": typing the dev split's 303 lines with CRLF breaks, 30 %
-        of them were completed, through the view 53 % (bench/results/crlf_ab.json). Lines and LSP positions are
-        the same in both."""
-        return self.lf or self.doc
+        """The document as completion reads it: where its lines break with "\\r\\n" (or a lone "\\r"), or it is
+        indented with tabs in a language the model learned indented with spaces, a copy with "\\n" breaks and the
+        indentation in spaces (``reading``, :func:`syntax.view_text`); else the document itself. The model learned
+        from "\\n" breaks only, and the checks, drafts and word heads read a line as ending at "\\n": typing the
+        dev split's 303 lines with CRLF breaks, 30 % of them were completed, through the view 53 %
+        (bench/results/crlf_ab.json). Indentation: bench/results/tabs_ab.json. The two have the same lines, and
+        past each line's indentation the same text."""
+        return self.reading or self.doc
 
-    def to_view(self, offset: int) -> int:
-        """The :attr:`view`'s offset of the document's ``offset``."""
-        return offset if self.lf is None else self.lf.offset_at(*self.doc.position_at(offset))
+    def read_at(self, start: int, end: int | None = None) -> syntax.Reading:
+        """How completion reads the document at ``start`` (through ``end``): inside a page's script (a Vue,
+        Svelte or HTML file), that script alone as a document of its language; else the :attr:`view`."""
+        if self.scripts:
+            r = self._script_at(start, start if end is None else end)
+            if r is not None:
+                return r
+        return syntax.Reading(self.doc, self.view, self.tab)
 
-    def from_view(self, offset: int) -> int:
-        """The document's offset of the :attr:`view`'s ``offset``."""
-        return offset if self.lf is None else self.doc.offset_at(*self.lf.position_at(offset))
+    def lang_of(self, view: syntax.SyntaxDocument) -> str | None:
+        """The language completion reads ``view`` (of :meth:`read_at`) as: a page's script's, else the document's."""
+        return view.lang if self.script is not None and view is self.script[1] else self.lang
 
-    def in_document(self, text: str, offset: int) -> str:
-        """``text`` read in the view (its breaks "\\n"), with the break the document uses on ``offset``'s line."""
-        eol = "\n" if self.lf is None else syntax.break_at(self.doc.text, offset)
-        return text if eol == "\n" else text.replace("\n", eol)
+    def _script_at(self, start: int, end: int) -> syntax.Reading | None:
+        """The script of the page that holds ``[start, end]``, read as its language (made again only when its text
+        changed: a parse of the script, a few milliseconds); None outside the scripts."""
+        text = self.doc.text
+        if len(text) > MAX_DOCUMENT_CHARS:
+            return None
+        for a, b, lang in syntax.script_blocks(text):
+            if a <= start and end <= b:
+                tab = TAB_COLUMNS if self.indented_with_tabs() else 0
+                key = (text[a:b], lang, tab)
+                if self.script is None or self.script[0][1:] != key[1:]:
+                    self.script = (key, syntax.SyntaxDocument(syntax.view_text(key[0], tab), lang))
+                elif self.script[0][0] != key[0]:  # typed into: one incremental edit of the script's tree
+                    view = self.script[1]
+                    new = syntax.view_text(key[0], tab)
+                    head, tail = _common_ends(view.text, new)
+                    end = len(view.text) - tail
+                    view.apply_change(*view.position_at(head), *view.position_at(end), new[head : len(new) - tail])
+                    self.script = (key, view)
+                line = self.doc.position_line(a)
+                return syntax.Reading(self.doc, self.script[1], tab, line, a - self.doc.offset_at(line, 0))
+        return None
+
+    def indented_with_tabs(self) -> bool:
+        """Whether more lines start with a tab than with two spaces (kept in :attr:`tabbed` until a change may
+        alter it: counting costs ~2 ms a megabyte)."""
+        if self.tabbed is None:
+            text = self.doc.text
+            self.tabbed = "\t" in text and text.count("\n\t") > text.count("\n  ")
+        return self.tabbed
 
     def sync_view(self) -> None:
-        """Keep :attr:`lf` in step with the document after changes (each applied to both): made when a "\\r"
-        comes, dropped when the last one goes, made again where the two no longer have the same lines (a change
-        that joined a "\\r" and a "\\n" of the document into one break, or split one) or the same grammar. None
-        for a document too large to complete. While there is a view, only it has a tree (a tree costs ~50 bytes a
-        character, and nothing reads the document's); the document gets its own back when the view goes."""
-        if "\r" not in self.doc.text or len(self.doc.text) > MAX_DOCUMENT_CHARS:
-            self.lf = None
+        """Keep :attr:`reading` in step with the document after changes (:meth:`follow`): made when a "\\r" or
+        tab indentation comes (:data:`TAB_COLUMNS`; not in :data:`TABS_LEARNED`), dropped when they go, made again
+        where the two no longer have the same lines or the same grammar. None for a document too large to
+        complete. While there is a view, only it has a tree (a tree costs ~50 bytes a character, and nothing reads
+        the document's); the document gets its own back when the view goes."""
+        small = len(self.doc.text) <= MAX_DOCUMENT_CHARS
+        tab = TAB_COLUMNS if (small and self.lang is not None and self.lang not in TABS_LEARNED
+                              and self.indented_with_tabs()) else 0
+        if ("\r" not in self.doc.text and not tab) or not small:
+            self.reading, self.tab = None, 0
             if self.doc.lang != self.lang:
                 self.doc = syntax.SyntaxDocument(self.doc.text, self.lang)
-        elif self.lf is None or self.lf.line_count != self.doc.line_count or self.lf.lang != self.lang:
-            self.lf = syntax.SyntaxDocument(syntax.lf_text(self.doc.text), self.lang)
+        elif (self.reading is None or self.reading.line_count != self.doc.line_count
+              or self.reading.lang != self.lang or self.tab != tab):
+            self.tab = tab
+            self.reading = syntax.SyntaxDocument(syntax.view_text(self.doc.text, tab), self.lang)
             if self.doc.lang is not None:
                 self.doc = syntax.SyntaxDocument(self.doc.text, None)
+
+    def follow(self, rng: tuple[int, int, int, int], lines_before: int) -> None:
+        """Carry one change the document took (``rng``, when it had ``lines_before`` lines) into the view: the
+        lines it touched, read again. Where the document's lines no longer match the view's (a change that joined
+        a "\\r" and a "\\n" into one break), the view goes and :meth:`sync_view` makes it again."""
+        r = self.reading
+        if r is None:
+            return
+        first, last = min(rng[0], lines_before - 1), min(max(rng[0], rng[2]), lines_before - 1)
+        new_last = last + self.doc.line_count - lines_before
+        if first < 0 or new_last < first or r.line_count != lines_before:
+            self.reading = None
+            return
+        lines = [self.doc.line_text(i) for i in range(first, new_last + 1)]
+        if self.tab:
+            lines = [syntax.view_line(line, self.tab) for line in lines]
+        r.apply_change(first, 0, last, len(r.line_text(last).encode("utf-16-le")) // 2, "\n".join(lines))
+        if r.line_count != self.doc.line_count:
+            self.reading = None
 
     @property
     def retrieval_lang(self) -> str | None:
@@ -501,9 +584,10 @@ class Engine:
         text = scrub(text)
         if len(text) > MAX_DOCUMENT_CHARS:  # see _fit
             s = Session(uri, version, None, syntax.SyntaxDocument(text, None), big_lang=lang)
-        else:  # a document with "\r" breaks is parsed as its view (sync_view)
-            s = Session(uri, version, lang, syntax.SyntaxDocument(text, None if "\r" in text else lang))
+        else:  # a document with "\r" breaks or tab indentation may be parsed as its view only (sync_view)
+            s = Session(uri, version, lang, syntax.SyntaxDocument(text, None if "\r" in text or "\n\t" in text else lang))
         s.text_lang = None if lang is not None else syntax.text_language(language_id, uri)
+        s.scripts = lang is None and syntax.has_scripts(language_id, uri)
         s.sync_view()
         self.sessions[uri] = s
         self.context.open(uri, s.retrieval_lang, text)
@@ -519,12 +603,20 @@ class Engine:
             self._want_folder(s)
 
     def _want_folder(self, s: Session) -> None:
-        """Start reading the files of ``s``'s language in its workspace folder, unless they are read already (by
-        this session, or by another session of the daemon with the same line budget: then its index is shared)."""
+        """Start reading the files of ``s``'s language in its workspace folder (and of a page's script languages,
+        whose completions read them), unless they are read already (by this session, or by another session of the
+        daemon with the same line budget: then its index is shared)."""
+        langs = [s.retrieval_lang or s.big_lang]
+        if s.scripts and len(s.doc.text) <= MAX_DOCUMENT_CHARS:
+            langs += sorted({lang for _, _, lang in syntax.script_blocks(s.doc.text)})
+        for lang in langs:
+            self._want_folder_of(s, lang)
+
+    def _want_folder_of(self, s: Session, lang: str | None) -> None:
         if not self._reads_folders():
             return
         budget = self.settings.workspace_index_lines
-        key = self.context.folder_key(self.context.disk_copy(s.uri), s.retrieval_lang or s.big_lang)
+        key = self.context.folder_key(self.context.disk_copy(s.uri), lang)
         if key is None or not folders.listable(key[1]) or key in self._scanning:
             return
         root, lang = key
@@ -661,7 +753,7 @@ class Engine:
         for rng, text in changes:
             text = scrub(text)
             if rng is None:
-                s.lf = None  # made again from the new text (sync_view)
+                s.reading = None  # made again from the new text (sync_view)
             if rng is None and len(text) > MAX_DOCUMENT_CHARS:
                 s.doc = syntax.SyntaxDocument(text, None)
             elif rng is None:
@@ -673,11 +765,11 @@ class Engine:
                     if len(s.doc.text) - abs(b - a) + len(text) > MAX_DOCUMENT_CHARS:
                         s.big_lang, s.lang = s.lang, None
                         s.doc = syntax.SyntaxDocument(s.doc.text, None)
+                lines_before = s.doc.line_count
                 s.doc.apply_change(*rng, text)
-                if s.lf is not None:
-                    s.lf.apply_change(*rng, syntax.lf_text(text))
-                    if s.lf.line_count != s.doc.line_count:
-                        s.lf = None  # joined or split a break: made again from the document
+                s.follow(rng, lines_before)
+            if rng is None or ("  " if s.tabbed else "\t") in text:  # may tip the indentation's count
+                s.tabbed = None
             self._reindex(s, rng, text)
         self._fit(s)
         s.sync_view()
@@ -731,17 +823,18 @@ class Engine:
     ) -> Completion:
         """Complete at ``offset``: plan the span, gather candidates (samples and drafts), rank and gate them.
 
-        Worked out on the document's :attr:`Session.view` (its lines broken with "\\n"); the items come back with
-        the document's own line break."""
+        Worked out on the document as :meth:`Session.read_at` reads it (its lines broken with "\\n", leading tabs as
+        spaces where the model learned spaces, a page's script alone); the items come back in the document's
+        offsets, with its own line break and indentation."""
         s = self.session(uri)
         offset = max(0, min(offset, len(s.doc.text)))
-        view = s.view
-        comp = await self._complete(s, view, s.to_view(offset), n=n, max_lines=max_lines, seed=seed, cancel=cancel,
+        r = s.read_at(offset)
+        comp = await self._complete(s, r.view, r.to_view(offset), n=n, max_lines=max_lines, seed=seed, cancel=cancel,
                                     single_line=single_line)
-        if view is s.doc:
+        if r.view is s.doc:
             return comp
-        items = [dataclasses.replace(c, text=s.in_document(c.text, offset)) for c in comp.items]
-        return dataclasses.replace(comp, items=items, start=s.from_view(comp.start), offset=offset)
+        items = [dataclasses.replace(c, text=r.in_document(c.text, offset)) for c in comp.items]
+        return dataclasses.replace(comp, items=items, start=r.from_view(comp.start), offset=offset)
 
     async def _complete(self, s: Session, view: syntax.SyntaxDocument, offset: int, *, n: int,
                         max_lines: int | None, seed: int | None, cancel: CancelToken | None,
@@ -749,29 +842,29 @@ class Engine:
         """:meth:`complete` at ``offset`` of ``view``."""
         uri = s.uri
         version = s.version
-        text = view.text
+        text, lang = view.text, s.lang_of(view)
         if len(text) > MAX_DOCUMENT_CHARS:
             return Completion([], offset, offset, version, None, reason="document too large to complete")
         enabled = self.settings.enabled_languages
-        if enabled is not None and (s.lang or "plaintext") not in enabled:
-            return Completion([], offset, offset, version, None, reason=f"completion disabled for {s.lang}")
+        if enabled is not None and (lang or "plaintext") not in enabled:
+            return Completion([], offset, offset, version, None, reason=f"completion disabled for {lang}")
         t0 = time.perf_counter()
-        plan = self._plan(text, offset, s.lang, view.tree, max_lines=max_lines, single_line=single_line)
+        plan = self._plan(text, offset, lang, view.tree, max_lines=max_lines, single_line=single_line)
         t_plan = time.perf_counter()
         if plan.kind == SpanKind.NONE:
             return Completion([], offset, offset, version, plan, {"plan": plan.kind.value}, reason=plan.reason)
         prefix = text[:offset]
         through = s.warm.rest(prefix) if s.warm is not None else None  # typing through what was shown
-        drafts = self._drafts(s, text, offset, invoked=n > 1, through=through)
+        drafts = self._drafts(s, text, offset, lang, invoked=n > 1, through=through)
         if seed is None:  # unset: the clock's, so asking again may give other alternatives; the stats say which
             seed = self.settings.seed if self.settings.seed is not None else time.time_ns() % 2**31
-        req = self._request(text, offset, plan, s, drafts, n, seed, version, remote=self.remote is not None)
+        req = self._request(text, offset, plan, s, lang, drafts, n, seed, version, remote=self.remote is not None)
         token = cancel or CancelToken()
         if s.inflight is not None and s.inflight is not token:
             s.inflight.cancel("superseded")  # Neovim does not cancel its previous request; we do
         s.inflight = token
         try:
-            result = await self._run_infill(req, token, s, text, offset)
+            result = await self._run_infill(req, token, s, view, offset, lang)
         except Cancelled as e:
             return Completion([], offset, offset, version, plan, {"plan": plan.kind.value}, reason=str(e) or "cancelled")
         finally:
@@ -787,11 +880,11 @@ class Engine:
         ls = text.rfind("\n", 0, offset) + 1
         if s.shown.start != ls:
             s.shown = LineShown(ls)
-        items = self._postprocess(result.candidates, text, offset, plan, s.lang, view.tree, drops,
+        items = self._postprocess(result.candidates, text, offset, plan, lang, view.tree, drops,
                                   vetted=result.drops is not None, dropped=dropped, ranked=ranked, path=path,
                                   as_you_type=n <= 1, declined=s.shown.declined(offset - ls) if n <= 1 else None)
         gated = ""
-        floor = self.min_confidence(s.lang)
+        floor = self.min_confidence(lang)
         if n <= 1 and floor > 0 and items:
             # as you type, under the gate, only what saves keystrokes (bench/results/one_char_ab.json); the next
             # candidate may show instead of a dropped one; minConfidence 0 still shows everything
@@ -803,7 +896,7 @@ class Engine:
         top = items[0] if items else None
 
         def head_of(cand: str) -> str:  # the rest of the word being typed that a line gives, if it may show
-            return self._word_head(text, offset, cand, s.lang, view.tree, path)
+            return self._word_head(text, offset, cand, lang, view.tree, path)
 
         # the best line as ranked that saves a keystroke: a rival never shown as a line (the twin of a neighbour, a
         # method the class has) still begins with the word being typed (one character is no line to take it from)
@@ -849,6 +942,7 @@ class Engine:
             "engine_ms": round((t_post - t0) * 1e3, 2), "candidates": len(result.candidates),
             "returned": len(items), **{f"dropped_{k}": v for k, v in drops.items()},
             "drafts": len(req.drafts), "rows": req.n, "seed": seed,
+            "language": lang or s.retrieval_lang,  # as read: a page's script as its own, a file without a grammar's key
         })
         if top is not None:
             stats.update({"confidence": round(top.confidence or 0.0, 4), "source": top.source,
@@ -874,7 +968,7 @@ class Engine:
             return ""
         return rest
 
-    def _drafts(self, s: Session, text: str, offset: int, invoked: bool = False,
+    def _drafts(self, s: Session, text: str, offset: int, lang: str | None, invoked: bool = False,
                 through: str | None = None) -> list[Candidate]:
         """Retrieved lines for the model to score beside its samples (the enabled sources only), and ``through``,
         the rest of the shown suggestion the user is typing through, if any.
@@ -887,7 +981,7 @@ class Engine:
         if self.local is None:
             return []
         self.context.touch(s.uri)
-        found = self.context.drafts(s.uri, s.retrieval_lang, text, offset, limit=3, document="document" in sources,
+        found = self.context.drafts(s.uri, lang or s.retrieval_lang, text, offset, limit=3, document="document" in sources,
                                     workspace="workspace" in sources, match=invoked, before=invoked)
         out = [Candidate(d.text, source=d.source, features={"strength": d.strength, "here": float(d.here)})
                for d in found]
@@ -898,8 +992,8 @@ class Engine:
             out.insert(0, Candidate(rest, source="warm", features={"prior": float(s.warm.confidence or 0.0)}))
         return out
 
-    async def _run_infill(self, req: InfillRequest, token: CancelToken, s: Session | None,
-                          text: str, offset: int) -> InfillResult:
+    async def _run_infill(self, req: InfillRequest, token: CancelToken, s: Session,
+                          view: syntax.SyntaxDocument, offset: int, lang: str | None) -> InfillResult:
         if self.remote is not None:
             try:
                 return await self.remote.infill(req, token)
@@ -914,8 +1008,7 @@ class Engine:
         if self._pending >= MAX_PENDING_JOBS:
             raise Cancelled("busy: too many requests waiting for the model")
         # a copy of the tree for the model thread (O(1)); the event loop keeps editing the session's own
-        tree = s.view.tree.copy() if s and s.view.tree is not None and s.view.text is text else None
-        lang, warm = (s.lang, s.warm) if s else (None, None)
+        text, tree, warm = view.text, None if view.tree is None else view.tree.copy(), s.warm
         loop = asyncio.get_running_loop()
         self._remember(req.doc_key or "")
         fut = loop.run_in_executor(self._pool, lambda: self._infill(req, token, text, offset, lang, tree, warm))
@@ -938,7 +1031,7 @@ class Engine:
             plan = SpanPlan(SpanKind.REST_OF_LINE, 1, min(plan.max_tokens, 32), plan.indent, plan.reason)
         return plan
 
-    def _request(self, text: str, offset: int, plan: SpanPlan, s: Session, drafts: list[Candidate], n: int,
+    def _request(self, text: str, offset: int, plan: SpanPlan, s: Session, lang: str | None, drafts: list[Candidate], n: int,
                  seed: int, version: int, *, remote: bool) -> InfillRequest:
         """The infill job at ``offset``: ``n > 1`` asks as Invoked (several items, the causal line too); ``remote``:
         for the remote backend."""
@@ -947,7 +1040,7 @@ class Engine:
         # (bench/results/invoked_rows_ab.json); a remote backend is asked for n
         rows = 1 if drafts and not remote else n
         sources = self.settings.context_sources or CONTEXT_SOURCES
-        return InfillRequest(text[:offset], text[offset:], plan, s.lang, n=rows, seed=seed, doc_key=s.uri,
+        return InfillRequest(text[:offset], text[offset:], plan, lang, n=rows, seed=seed, doc_key=s.uri,
                              version=version, drafts=drafts, sample="diffusion" in sources,
                              max_steps=self.settings.steps,
                              # an Invoked request can wait for the causal head's greedy line (~10 encoder passes)
@@ -985,8 +1078,8 @@ class Engine:
         ``progress(step, total)`` is called from the model thread (for fill: hole, holes). An empty range is the
         cursor's line for repair and fill.
 
-        Worked out on the document's :attr:`Session.view`, as completions are (its lines broken with "\\n"); the
-        edits come back in the document's offsets and with its own line break.
+        Worked out on the document as :meth:`Session.read_at` reads the range, as completions are; the edits come
+        back in the document's offsets, with its own line break and indentation.
         """
         if kind not in EDIT_KINDS:
             raise EngineError(f"unknown edit kind {kind!r}")
@@ -996,22 +1089,24 @@ class Engine:
             raise StaleEdit(f"{uri} changed (version {s.version}, the request was for {version})")
         n = len(s.doc.text)
         start, end = max(0, min(start, n)), max(0, min(end, n))
-        view = s.view
-        res = await self._edit(kind, s, view, s.to_view(start), s.to_view(end), version, cancel, progress, options)
-        if view is s.doc:
+        r = s.read_at(start, end)
+        res = await self._edit(kind, s, r, r.to_view(start), r.to_view(end), version, cancel, progress, options)
+        if r.view is s.doc:
             return res
         out = res.outcome
-        out.edits = [edits.Edit(s.from_view(e.start), s.from_view(e.end), s.in_document(e.text, start))
-                     for e in out.edits]
-        out.new_text = s.in_document(out.new_text, start)
-        return EditResult(out, s.from_view(res.start), s.from_view(res.end), res.version)
+        mapped: list[edits.Edit] = []
+        for e in out.edits:  # sorted and disjoint: none may reach back over the one before it
+            mapped.append(edits.Edit(*r.edit_in_document(e.start, e.end, e.text, mapped[-1].end if mapped else start)))
+        out.edits = mapped
+        out.new_text = r.in_document(out.new_text, start)
+        return EditResult(out, r.from_view(res.start), r.from_view(res.end), res.version)
 
-    async def _edit(self, kind: str, s: Session, view: syntax.SyntaxDocument, start: int, end: int, version: int,
+    async def _edit(self, kind: str, s: Session, r: syntax.Reading, start: int, end: int, version: int,
                     cancel: CancelToken | None, progress: Callable[[int, int], None] | None,
                     options: EditOptions | None) -> EditResult:
-        """:meth:`edit` on ``[start, end)`` of ``view``."""
+        """:meth:`edit` on ``[start, end)`` of the view ``r`` reads."""
         uri = s.uri
-        text, lang, opts = view.text, s.lang, options or EditOptions()
+        text, lang, opts = r.view.text, s.lang_of(r.view), options or EditOptions()
         start, end = edits.target_span(text, start, end, kind)
 
         def result(reason: str, **stats: Any) -> EditResult:
@@ -1022,7 +1117,7 @@ class Engine:
                               f"{': ' + self.load_error if self.load_error else ''})")
         if len(text) > MAX_DOCUMENT_CHARS:
             return result("document too large")
-        size = s.from_view(end) - s.from_view(start)  # the document's characters, a CRLF break two
+        size = r.from_view(end) - r.from_view(start)  # the document's characters, a CRLF break two
         if size > MAX_EDIT_CHARS:
             return result(f"selection too large ({size} characters; at most {MAX_EDIT_CHARS}): select less")
         if self._pending >= MAX_PENDING_JOBS:
@@ -1041,10 +1136,10 @@ class Engine:
             self.remote, asyncio.get_running_loop(), token, backend, "remote_holes" if kind == "fill" else
             "remote_calls", self.fallback_to_local and self.local is not None, kind)
         if kind == "fill":  # each hole's drafts, read here on the event loop that owns the context index
-            drafts = [[[d for d in self._drafts(s, doc, at, invoked=True) if not edits.is_placeholder(d.text)]
+            drafts = [[[d for d in self._drafts(s, doc, at, lang, invoked=True) if not edits.is_placeholder(d.text)]
                        for doc, at in edits.hole_views(text, h)]
                       for h in edits.find_holes(text, start, end)[: edits.MAX_HOLES]]
-            propose = self._hole_proposer(s, drafts, token, opts, version, remote)
+            propose = self._hole_proposer(s, lang, drafts, token, opts, version, remote)
         else:
             local = None if self.local is None else edits.ModelFiller(self.local, uri, cancel=token, on_step=on_step,
                                                                       max_passes=MAX_EDIT_PASSES)
@@ -1086,7 +1181,8 @@ class Engine:
             return result("internal error: edit outside the range")
         return EditResult(outcome, start, end, version)
 
-    def _hole_proposer(self, s: Session, drafts: list[list[list[Candidate]]], token: CancelToken, opts: EditOptions,
+    def _hole_proposer(self, s: Session, lang: str | None, drafts: list[list[list[Candidate]]], token: CancelToken,
+                       opts: EditOptions,
                        version: int, remote: RemoteUse | None) -> edits.Propose:
         """Fill holes' proposals: what an Invoked completion would list where the hole stands (model thread).
 
@@ -1106,19 +1202,19 @@ class Engine:
         path = folders.uri_to_path(s.uri)
 
         def propose(doc: str, at: int, hole: edits.Hole, i: int, view: int) -> list[str]:
-            tree = syntax.parse(doc, s.lang) if syntax.is_supported(s.lang) else None
-            plan = self._plan(doc, at, s.lang, tree, max_tokens=opts.hole_tokens, single_line=hole.inline)
+            tree = syntax.parse(doc, lang) if syntax.is_supported(lang) else None
+            plan = self._plan(doc, at, lang, tree, max_tokens=opts.hole_tokens, single_line=hole.inline)
             if plan.kind == SpanKind.NONE:
                 return []
             seed = opts.seed + 7919 * i
             res = None
             if remote is not None:  # None once the server failed and the local model stands in
-                req = self._request(doc, at, plan, s, [], 3, seed, version, remote=True)
+                req = self._request(doc, at, plan, s, lang, [], 3, seed, version, remote=True)
                 res = remote.ask(req)
             if res is None:
-                req = self._request(doc, at, plan, s, drafts[i][view], 3, seed, version, remote=False)
-                res = self._infill(req, token, doc, at, s.lang, tree)
-            items = self._postprocess(res.candidates, doc, at, plan, s.lang, tree, vetted=res.drops is not None,
+                req = self._request(doc, at, plan, s, lang, drafts[i][view], 3, seed, version, remote=False)
+                res = self._infill(req, token, doc, at, lang, tree)
+            items = self._postprocess(res.candidates, doc, at, plan, lang, tree, vetted=res.drops is not None,
                                       path=path, as_you_type=False)
             # what the file already says where the hole stands before what the model makes up, each in rank order:
             # restored 53 -> 58 of the dev splits' 583 holes (bench/results/holes_ab.json, "drafts first")

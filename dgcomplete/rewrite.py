@@ -351,10 +351,13 @@ async def code_actions(ls: RewriteServer, params: lsp.CodeActionParams) -> list[
         return None
     s = v.session
     only = [str(k) for k in params.context.only] if params.context.only else None
-    # read as the commands will work: on the document's view with "\n" breaks (engine.Session.view)
-    view = s.view
+    # read as the commands will work: on the document's view (engine.Session.read_at: "\n" breaks, indentation in
+    # spaces, a page's script alone)
+    offsets = _offsets(v, params.range)
+    r = s.read_at(*offsets)
+    view, lang = r.view, s.lang_of(r.view)
     text = view.text
-    at = [s.to_view(o) for o in _offsets(v, params.range)]
+    at = [r.to_view(o) for o in offsets]
     start, end = edit.target_span(text, *at, "rewrite")
     lazy = _resolve_supported(ls)
     actions: list[lsp.CodeAction] = []
@@ -370,8 +373,8 @@ async def code_actions(ls: RewriteServer, params: lsp.CodeActionParams) -> list[
         for k in range(n):
             add("rewrite", TITLES["rewrite"] + (f" (variant {k + 1})" if n > 1 else ""), seed=k)
     lo, hi = edit.target_span(text, *at, "repair")
-    if _wants(only, KINDS["repair"]) and edit.repairable(text, lo, hi, s.lang,
-                                                         edit.error_nodes(text, s.lang, view.tree, view.index())):
+    if _wants(only, KINDS["repair"]) and edit.repairable(text, lo, hi, lang,
+                                                         edit.error_nodes(text, lang, view.tree, view.index())):
         add("repair", TITLES["repair"], diagnostics=list(params.context.diagnostics) or None)
     if _wants(only, KINDS["fill"]) and edit.find_holes(text, lo, hi):
         add("fill", TITLES["fill"])

@@ -409,7 +409,7 @@ def test_a_one_character_suggestion_is_not_shown_as_you_type(tiny_model, monkeyp
     e = Engine(load_model(tiny_model), threads=1)
     offered: list[list[str]] = [[";", "total"], [";"], [";", "total"], [";"]]
 
-    async def fixed(self, req, token, s, text, offset):
+    async def fixed(self, req, token, s, view, offset, lang):
         return InfillResult([Candidate(t, float(i)) for i, t in enumerate(offered.pop(0))])
 
     monkeypatch.setattr(Engine, "_run_infill", fixed)
@@ -449,7 +449,7 @@ def test_under_the_gate_the_rest_of_a_known_word_shows(tiny_model, monkeypatch):
     e = Engine(load_model(tiny_model), threads=1)
     e.settings.update({"min_confidence": 0.5})
 
-    async def fixed(self, req, token, s, text, offset):  # the prior gate reads mean_lp -3 as ~0.3 % sure
+    async def fixed(self, req, token, s, view, offset, lang):  # the prior gate reads mean_lp -3 as ~0.3 % sure
         return InfillResult([Candidate("otal * 2", 1.0, "diffusion", {"mean_lp": -3.0, "end_lp": -3.0})])
 
     monkeypatch.setattr(Engine, "_run_infill", fixed)
@@ -480,7 +480,7 @@ def test_when_every_line_is_dropped_the_rest_of_a_known_word_still_shows(tiny_mo
     e = Engine(load_model(tiny_model), threads=1)
     e.settings.update({"min_confidence": 0.5})
 
-    async def dropped(self, req, token, s, text, offset):  # the model thread's checks dropped both
+    async def dropped(self, req, token, s, view, offset, lang):  # the model thread's checks dropped both
         return InfillResult([], drops={"syntax": 2},
                             dropped=[Candidate("hing else", source="diffusion"), Candidate("otal * * 2", source="prefix")])
 
@@ -515,6 +515,71 @@ def _answering_engine(tiny_model, monkeypatch, uri: str, text: str, answer) -> t
 
     monkeypatch.setattr(e.local, "infill", infill)
     return e, seen
+
+
+def test_a_hole_in_a_tab_indented_document_is_asked_with_spaces_and_filled_with_tabs(tiny_model, monkeypatch):
+    """The model is asked with the file's indentation as spaces (it learned Python so) and what it writes goes in
+    with tabs, each line it starts, nothing else in the file moved."""
+    from dgcomplete.edit import apply_edits
+    from dgcomplete.types import Candidate
+
+    text = "class A:\n\tdef g(self, y):\n\t\t...\n\n\tdef h(self):\n\t\treturn 1\n"
+    e, seen = _answering_engine(tiny_model, monkeypatch, "file:///tabs.py", text, lambda req: [
+        Candidate("z = y * 2\n        return z")])
+    res = asyncio.run(e.edit("fill", "file:///tabs.py", 0, len(text), 1))
+    assert seen and all("\t" not in r.prefix + r.suffix for r in seen)
+    assert seen[0].prefix.endswith("class A:\n    def g(self, y):\n        ")
+    assert res.outcome.ok, res.outcome
+    assert apply_edits(text, res.outcome.edits) == text.replace("\t\t...", "\t\tz = y * 2\n\t\treturn z")
+
+
+def test_a_page_script_is_completed_as_a_document_of_its_language(tiny_model, monkeypatch):
+    """Inside a Vue component's ``<script lang="ts">`` the model is asked with that script alone, as TypeScript,
+    and the items come back at the page's offsets; outside the scripts the page is read as text, as before. The
+    script read is made again as it is typed into, in step with the page (CRLF breaks and tabs included)."""
+    import random
+
+    from dgcomplete import syntax
+    from dgcomplete.types import Candidate, InfillResult
+
+    head = "<template>\r\n\t<p>{{ n }}</p>\r\n</template>\r\n\r\n<script setup lang=\"ts\">"
+    page = head + "\r\nfunction f(a: number) {\r\n\treturn a\r\n}\r\n</script>\r\n<style>\r\np { margin: 0 }\r\n</style>\r\n"
+    e = Engine(load_model(tiny_model), threads=1)
+    s = e.open("file:///w/App.vue", page, 1, "vue")
+    asked: list[tuple[str, str | None, int]] = []
+
+    async def answer(self, req, token, session, view, offset, lang):
+        asked.append((view.text, lang, offset))
+        return InfillResult([Candidate(" * 2;", 1.0)])
+
+    monkeypatch.setattr(Engine, "_run_infill", answer)
+    cursor = page.index("return a") + len("return a")
+    r = s.read_at(cursor)
+    assert r.view.lang == "typescript" and r.view.text == "\nfunction f(a: number) {\n    return a\n}\n"
+    comp = asyncio.run(e.complete(s.uri, cursor, n=3, seed=0))
+    assert asked[-1] == (r.view.text, "typescript", r.to_view(cursor))
+    assert [c.text for c in comp.items] == [" * 2;"] and comp.start == cursor
+    style = page.index("margin")
+    asyncio.run(e.complete(s.uri, style, n=3, seed=0))
+    assert asked[-1][1] is None and asked[-1][0] == page.replace("\r\n", "\n")  # the page as text
+    rng = random.Random(5)
+    for v in range(2, 60):  # typing in and around the script: every read maps both ways
+        at = rng.randrange(len(s.doc.text) + 1)
+        if s.doc.text[at - 1 : at + 1] == "\r\n":
+            continue
+        line, col = s.doc.position_at(at)
+        e.change(s.uri, v, [((line, col, line, col), rng.choice(["x", "\t", "\r\n", " ", "é"]))])
+        blocks = syntax.script_blocks(s.doc.text)
+        for a, b, lang in blocks:  # the script read, made or edited in step: its text, and a tree of that text
+            r = s.read_at(a)
+            assert r.view.text == syntax.view_text(s.doc.text[a:b], r.tab)
+            assert str(r.view.tree.root_node) == str(syntax.parse(r.view.text, lang).root_node)
+        for off in range(len(s.doc.text) + 1):
+            if s.doc.text[off - 1 : off + 1] == "\r\n":
+                continue
+            r = s.read_at(off)
+            assert s.lang_of(r.view) == next((lang for a, b, lang in blocks if a <= off <= b), None)
+            assert r.from_view(r.to_view(off)) == off, (v, off)
 
 
 def test_fill_holes_asks_the_completion_pipeline_where_each_hole_stands(tiny_model, monkeypatch):
@@ -617,7 +682,7 @@ def test_a_document_with_cr_breaks_is_read_through_an_lf_view_kept_in_step():
 
     e = Engine(None)
     s = e.open("file:///v.py", "def f(x):\r\n    return x\r\n", 1, "python")
-    assert s.lf is not None and s.view.text == "def f(x):\n    return x\n"
+    assert s.reading is not None and s.view.text == "def f(x):\n    return x\n"
     rng = random.Random(7)
     pieces = ["a", " ", "\r\n", "\r", "\n", "x = 1", "é😀"]
     for v in range(2, 400):
@@ -630,18 +695,75 @@ def test_a_document_with_cr_breaks_is_read_through_an_lf_view_kept_in_step():
         assert s.view.text == syntax.lf_text(s.doc.text), v
         assert s.view.line_count == s.doc.line_count
         if "\r" in s.doc.text:
-            assert s.lf is not None and s.lf.tree is not None and s.doc.tree is None  # one tree, the view's
-            assert s.lf.tree.root_node.end_byte == len(s.lf.text.encode())
+            assert s.reading is not None and s.reading.tree is not None and s.doc.tree is None  # one tree, the view's
+            assert s.reading.tree.root_node.end_byte == len(s.reading.text.encode())
         else:
-            assert s.lf is None and s.view is s.doc and s.doc.tree is not None
+            assert s.reading is None and s.view is s.doc and s.doc.tree is not None
             assert s.doc.tree.root_node.end_byte == len(s.doc.text.encode())
         for off in {0, len(s.doc.text), rng.randrange(len(s.doc.text) + 1)}:
             if s.doc.text[off - 1 : off + 1] == "\r\n":
                 continue  # inside a pair: no position names it
             pos = s.doc.position_at(off)
-            assert s.view.position_at(s.to_view(off)) == pos
-            assert s.from_view(s.to_view(off)) == s.doc.offset_at(*pos)
+            assert s.view.position_at(s.read_at(0).to_view(off)) == pos
+            assert s.read_at(0).from_view(s.read_at(0).to_view(off)) == s.doc.offset_at(*pos)
     e.change(s.uri, 400, [(None, "x = 1\r\ny = 2\r\n")])  # a full sync
     assert s.view.text == "x = 1\ny = 2\n"
     e.change(s.uri, 401, [(None, "x = 1\n")])
-    assert s.lf is None
+    assert s.reading is None
+
+
+def test_a_tab_indented_document_is_read_with_spaces_through_a_view_kept_in_step():
+    """Random edits of a Python document indented with tabs (some lines breaking with "\\r\\n", some aligned with
+    spaces after the tabs): after each, the view is the document with each line's leading tabs as four spaces and
+    "\\n" breaks, a tree of its own text; every document position maps into the view and back, past the
+    indentation onto the same character. Go, which the model learned indented with tabs, keeps them; so does a
+    file indented with spaces more than with tabs."""
+    import random
+
+    from dgcomplete import syntax
+
+    e = Engine(None)
+    s = e.open("file:///t.py", "def f(x):\n\tif x:\n\t\treturn x\n\t  # aligned\n", 1, "python")
+    assert s.tab == 4 and s.view.text == "def f(x):\n    if x:\n        return x\n      # aligned\n"
+    rng = random.Random(11)
+    pieces = ["\t", "\t", " ", "a", "\n", "\n\t", "\r\n", "x = 1", "é😀"]
+    for v in range(2, 400):
+        lines = s.doc.line_count
+        a = (rng.randrange(lines), rng.randrange(8))
+        b = max(a, (rng.randrange(a[0], lines), rng.randrange(8)) if rng.random() < 0.5 else a)
+        text = "".join(rng.choice(pieces) for _ in range(rng.randrange(4)))
+        e.change(s.uri, v, [((*a, *b), text)])
+        assert s.view.text == syntax.view_text(s.doc.text, s.tab), v
+        assert s.tab in (0, 4) and (s.tab == 4) == s.indented_with_tabs()
+        if s.reading is not None:
+            assert s.reading.tree is not None and s.reading.tree.root_node.end_byte == len(s.reading.text.encode())
+        for off in {0, len(s.doc.text), rng.randrange(len(s.doc.text) + 1)}:
+            if s.doc.text[off - 1 : off + 1] == "\r\n":
+                continue  # inside a pair: no position names it
+            line = s.doc.position_at(off)[0]
+            assert s.view.position_at(s.read_at(0).to_view(off))[0] == line
+            assert s.read_at(0).from_view(s.read_at(0).to_view(off)) == off
+            lead = len(s.doc.line_text(line)) - len(s.doc.line_text(line).lstrip(" \t"))
+            if off - s.doc.offset_at(line, 0) >= lead:
+                assert s.view.text[s.read_at(0).to_view(off) :].split("\n", 1)[0] == syntax.lf_text(
+                    s.doc.text[off:]).split("\n", 1)[0]
+    go = e.open("file:///t.go", "func f() {\n\treturn\n}\n", 1, "go")
+    assert go.reading is None and go.view is go.doc
+    spaced = e.open("file:///s.py", "def f():\n    a = 1\n    b = 2\n\tc = 3\n", 1, "python")
+    assert spaced.reading is None
+
+
+def test_text_written_in_the_view_comes_back_indented_with_tabs():
+    """What the model writes in the view (indented with spaces) goes into a tab-indented document with tabs: each
+    line it starts, an alignment past the last tab stop kept as spaces, and its first line's indentation where it
+    goes on with the whitespace the cursor is in."""
+    e = Engine(None)
+    s = e.open("file:///t.py", "class A:\n\tdef f(self):\n\t\t\n", 1, "python")
+    cursor = s.doc.offset_at(2, 2)
+    assert s.read_at(0).to_view(cursor) == s.view.offset_at(2, 8)
+    assert s.read_at(0).in_document("x = 1\n        return x\n      # note", cursor) == "x = 1\n\t\treturn x\n\t  # note"
+    assert s.read_at(0).in_document("    y = 2", cursor) == "\ty = 2"  # one level deeper than the cursor's two tabs
+    start = s.doc.offset_at(2, 0)
+    assert s.read_at(0).in_document("        z = 3", start) == "\t\tz = 3"
+    crlf = e.open("file:///c.py", "class A:\r\n\tdef f(self):\r\n\t\t\r\n", 1, "python")
+    assert crlf.read_at(0).in_document("x = 1\n        return x", crlf.doc.offset_at(2, 2)) == "x = 1\r\n\t\treturn x"

@@ -1238,6 +1238,53 @@ def test_slip_cases_break_the_code_the_way_people_do():
 
 
 @shared_loop
+async def test_a_tab_indented_document_is_repaired_and_filled_with_tabs(rw):
+    """Python indented with tabs is read through a view indented with spaces (the model learned Python so); the
+    edits come back in the document's columns and its tabs: the lost ``:`` where it was lost, a line indented
+    too little by a tab (test_engine: a filled hole's lines)."""
+    uri = "file:///w/tabs.py"
+    text = "def f(x):\n\tif x > 0\n\t\treturn x\n\treturn -x\n"
+    open_doc(rw, uri, text, "python", version=4)
+    assert [a.data["kind"] for a in await actions(rw, uri, rng(1, 3, 1, 3))] == ["repair"]
+    res = await rw.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        command="dgcomplete.repairSyntax", arguments=[arg(uri, rng(0, 0, 4, 0), 4)]))
+    assert res["applied"] is True, res
+    assert apply_to(text, rw.applied[-1].document_changes[0].edits) == text.replace("0\n", "0:\n")
+
+    dented = "file:///w/dented.py"
+    text = "def f(x):\n\tif x > 0:\n\treturn x\n\treturn -x\n"
+    open_doc(rw, dented, text, "python", version=1)
+    res = await rw.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        command="dgcomplete.repairSyntax", arguments=[arg(dented, rng(0, 0, 4, 0), 1)]))
+    assert res["applied"] is True, res
+    assert apply_to(text, rw.applied[-1].document_changes[0].edits) == text.replace("\treturn x", "\t\treturn x")
+    mixed = "file:///w/mixed.py"  # two spaces where the file has tabs: written again from the line's start
+    text = "def f(x):\n\tx += 1\n  y = x\n\treturn y\n"
+    open_doc(rw, mixed, text, "python", version=1)
+    res = await rw.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        command="dgcomplete.repairSyntax", arguments=[arg(mixed, rng(0, 0, 5, 0), 1)]))
+    assert res["applied"] is True, res
+    assert apply_to(text, rw.applied[-1].document_changes[0].edits) == text.replace("  y = x", "\ty = x")
+
+
+@shared_loop
+async def test_a_page_script_is_repaired_as_its_language(rw):
+    """Inside a Svelte component's ``<script lang="ts">`` Repair is listed and works as in a ``.ts`` file (the edit
+    in the page's offsets, nothing outside the script touched); the page's markup, a language without a grammar,
+    lists none."""
+    uri = "file:///w/Counter.svelte"
+    text = ('<script lang="ts">\n  let count = 0;\n  function add(n: number) {\n    count = Math.max(count + n, 0;\n  }\n'
+            '</script>\n\n<button on:click={() => add(1)}>{count}</button>\n')
+    open_doc(rw, uri, text, "svelte", version=3)
+    assert [a.data["kind"] for a in await actions(rw, uri, rng(3, 10, 3, 10))] == ["repair"]
+    assert await actions(rw, uri, rng(7, 3, 7, 3)) == []
+    res = await rw.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        command="dgcomplete.repairSyntax", arguments=[arg(uri, rng(2, 0, 5, 0), 3)]))
+    assert res["applied"] is True, res
+    assert apply_to(text, rw.applied[-1].document_changes[0].edits) == text.replace("n, 0;", "n, 0);")
+
+
+@shared_loop
 async def test_a_crlf_document_is_repaired_and_filled_in_its_own_line_breaks(rw):
     """The edits are worked out on the document read with "\\n" breaks and sent back in the document's offsets
     and "\\r\\n" breaks: the lost ``:`` goes where it was lost, no line gains a bare "\\n", nothing else moves."""

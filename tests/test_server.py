@@ -392,3 +392,75 @@ async def test_a_crlf_document_gets_the_suggestions_of_its_lf_twin():
         assert all("\n" not in t.replace("\r\n", "") for t, _ in got["\r\n"])
     finally:
         await stop_daemon(client)
+
+
+async def test_a_tab_indented_document_gets_the_suggestions_of_its_space_indented_twin():
+    """The shipped model on a Python file indented with tabs (as an editor set to indent with tabs writes it),
+    typed into one character at a time: it gets the items its twin indented with four spaces gets (same seed),
+    each line they start indented with tabs, the ranges three columns left (one tab for four spaces). The model
+    learned Python (and Java, TypeScript, Rust) indented with spaces only; the engine reads such a file through a
+    view that has them (bench/results/tabs_ab.json)."""
+    text = ("def area(w, h):\n    return w * h\n\n\ndef perimeter(w, h):\n    return 2 * (w + h)\n\n\n"
+            "def volume(w, h, d):\n    \n\n\ndef main():\n    print(area(1, 2))\n")
+    client = await start_daemon("--threads", "1", init_options={"seed": 0})
+    try:
+        got = {}
+        for indent in ("    ", "\t"):
+            uri = f"file:///work/twin{len(indent)}.py"
+            open_doc(client, text.replace("    ", indent), uri)
+            for i, ch in enumerate("ret"):
+                at = lsp.Position(9, len(indent) + i)
+                client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+                    lsp.VersionedTextDocumentIdentifier(version=2 + i, uri=uri),
+                    [lsp.TextDocumentContentChangePartial(range=lsp.Range(at, at), text=ch)]))
+            res = await client.text_document_inline_completion_async(
+                inline_params(9, len(indent) + 3, uri, invoked=True))
+            got[indent] = [(i.insert_text, i.range) for i in res.items]
+            client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
+        assert got["    "], "the shipped model should complete `ret` in volume()"
+
+        def shifted(r: lsp.Range) -> lsp.Range:
+            return lsp.Range(lsp.Position(r.start.line, r.start.character + 3),
+                             lsp.Position(r.end.line, r.end.character + 3))
+
+        assert [(t.replace("\n\t", "\n    "), shifted(r)) for t, r in got["\t"]] == got["    "]
+    finally:
+        await stop_daemon(client)
+
+
+async def test_a_vue_component_script_gets_the_suggestions_of_its_typescript_twin():
+    """The shipped model in a Vue single-file component, typed into one character at a time inside its
+    ``<script setup lang="ts">``: it gets the items the same code gets as a ``.ts`` file (same seed), the ranges
+    moved down by the template's lines. Read as text, the whole page, such scripts showed almost nothing (as you
+    type, 6 of the dev split's 300 JS/TS requests right, bench/results/embedded_ab.json)."""
+    code = ("export function area(w: number, h: number): number {\n  return w * h;\n}\n\n"
+            "export function perimeter(w: number, h: number): number {\n  return 2 * (w + h);\n}\n\n"
+            "export function volume(w: number, h: number, d: number): number {\n  \n}\n")
+    head = '<template>\n  <p>{{ total }}</p>\n</template>\n\n<script setup lang="ts">\n'
+    page = head + code + "</script>\n\n<style scoped>\np {\n  margin: 0;\n}\n</style>\n"
+    down = head.count("\n")
+    client = await start_daemon("--threads", "1", init_options={"seed": 0})
+    try:
+        got = {}
+        for name, lang_id, text, first in (("twin.ts", "typescript", code, 0), ("Twin.vue", "vue", page, down)):
+            uri = f"file:///work/{name}"
+            client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(
+                uri=uri, language_id=lang_id, version=1, text=text)))
+            for i, ch in enumerate("ret"):
+                at = lsp.Position(first + 9, 2 + i)
+                client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+                    lsp.VersionedTextDocumentIdentifier(version=2 + i, uri=uri),
+                    [lsp.TextDocumentContentChangePartial(range=lsp.Range(at, at), text=ch)]))
+            res = await client.text_document_inline_completion_async(inline_params(first + 9, 5, uri, invoked=True))
+            got[lang_id] = [(i.insert_text, i.range) for i in res.items]
+            client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
+        assert got["typescript"], "the shipped model should complete `ret` in volume()"
+
+        def up(r: lsp.Range) -> lsp.Range:
+            return lsp.Range(lsp.Position(r.start.line - down, r.start.character),
+                             lsp.Position(r.end.line - down, r.end.character))
+
+        assert [(t, up(r)) for t, r in got["vue"]] == got["typescript"]
+        assert (await stats(client))["last"]["language"] == "typescript"  # the Vue page's script, as read
+    finally:
+        await stop_daemon(client)

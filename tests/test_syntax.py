@@ -649,3 +649,43 @@ def test_line_breaks_read_as_lf_and_the_break_a_line_uses():
     assert [break_at("a\r\nb\nc", o) for o in (0, 1, 3, 5, 6)] == ["\r\n", "\r\n", "\n", "\n", "\n"]
     assert break_at("x\r\ny", 3) == "\r\n"  # the last line: the break above it
     assert break_at("a\rb", 2) == "\r" and break_at("one line", 3) == "\n"
+
+
+def test_the_view_reads_leading_tabs_as_spaces_and_maps_columns_both_ways():
+    """A tab-indented line's view: its leading tabs as spaces to stops four apart (an alignment after them kept,
+    tabs inside the line kept), columns mapping both ways (inside a tab's spaces, to the tab's start), and text
+    written in the view going back with tabs."""
+    from dgcomplete.syntax import document_column, tab_lines, view_column, view_line, view_text
+
+    assert view_text("a\r\n\tb\t= 1\n\t\t  * c\n  \td\n", 4) == "a\n    b\t= 1\n          * c\n    d\n"
+    assert view_text("\tx", 0) == "\tx" and view_line("x\ty", 4) == "x\ty"
+    for line in ("\t\treturn x", "\t  * note", "  \tx = 1", "plain", "\t", "\té😀 = 1"):
+        width = len(view_line(line, 4)) - len(line)
+        for col in range(len(line) + 1):
+            assert document_column(line, view_column(line, col, 4), 4) == col, (line, col)
+        lead = len(line) - len(line.lstrip(" \t"))
+        if lead < len(line):  # past the indentation, the view's column is the line's shifted by its spaces
+            assert view_column(line, lead + 1, 4) == lead + 1 + width
+    assert [document_column("\t\tx", c, 4) for c in range(10)] == [0, 0, 0, 0, 1, 1, 1, 1, 2, 3]
+    assert tab_lines("x = 1\n        y\n      * z\n\n  w", 4) == "x = 1\n\t\ty\n\t  * z\n\n  w"
+    assert tab_lines("    y", 4, "\t") == "\ty" and tab_lines("  y", 4, "\t") == "  y"  # 6 columns: a tab and two
+    assert tab_lines("    y", 4) == "    y"  # after code on the line: as written
+
+
+def test_the_scripts_of_a_page_and_their_languages():
+    """A Vue, Svelte or HTML page's scripts: from just after ``<script ...>`` to ``</script>`` (to the end while it is
+    not yet written), TypeScript where ``lang`` or ``type`` says so; a template, JSON or an import map is none."""
+    from dgcomplete.syntax import has_scripts, script_blocks
+    from dgcomplete.syntax.embedded import script_language
+
+    page = ('<template>\n  <p>{{ n }}</p>\n</template>\n<script setup lang="ts">\nconst n = 1\n</script>\n'
+            '<script type="text/x-template"><b>hi</b></script>\n<SCRIPT type=\'module\' src="x.js"></SCRIPT>\n'
+            '<script context="module" data-x=">">\nlet open')
+    got = [(page[a:b], lang) for a, b, lang in script_blocks(page)]
+    assert got == [("\nconst n = 1\n", "typescript"), ("", "javascript"), ("\nlet open", "javascript")]
+    assert [script_language(a) for a in ('lang="tsx"', "lang=ts", 'type="application/json"', 'lang="coffee"',
+                                         'type="text/typescript"', "")] == [
+        "tsx", "typescript", None, None, "typescript", "javascript"]
+    assert has_scripts("vue") and has_scripts("svelte") and has_scripts("html") and not has_scripts("typescript")
+    assert has_scripts(None, "file:///w/App.vue") and has_scripts("web", "file:///w/App.vue")
+    assert not has_scripts("web", "file:///w/app.ts") and not has_scripts(None, "file:///w/app.ts")

@@ -157,6 +157,30 @@ async def _indexed(client, timeout: float = 30.0) -> list[dict]:
 
 
 @pytest.mark.asyncio
+async def test_a_vue_page_reads_the_folder_files_of_its_script_language(tiny_model, tmp_path):
+    """A Vue component opens: besides the folder's ``.vue`` files (read as text), the files of its script's
+    language are read, and a line of a ``.ts`` file there is offered inside the script (Invoked)."""
+    root = tmp_path / "proj"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "load.ts").write_text(
+        "export function load(path: string) {\n  const data = read(path);\n  const rows = data.splitRows(';');\n"
+        "  return rows;\n}\n")
+    client = await start_daemon("--model", str(tiny_model), "--threads", "1", folders=[root])
+    try:
+        uri = (root / "src" / "Table.vue").as_uri()
+        text = ('<template>\n  <table />\n</template>\n\n<script setup lang="ts">\nfunction show(p: string) {\n'
+                "  const data = read(p);\n  \n}\n</script>\n")
+        client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(
+            uri=uri, language_id="vue", version=1, text=text)))
+        indexed = await _indexed(client)
+        assert ("javascript", 1) in [(x["language"], x["files"]) for x in indexed], indexed  # the JS/TS family
+        res = await client.text_document_inline_completion_async(inline_params(7, 2, uri, invoked=True))
+        assert "const rows = data.splitRows(';');" in [i.insert_text.strip() for i in res.items]
+    finally:
+        await stop_daemon(client)
+
+
+@pytest.mark.asyncio
 async def test_the_daemon_reads_its_workspace_folder(tiny_model, tmp_path):
     """Through the daemon: the folder's files of the document's language are read when it opens, their lines are
     offered (Invoked), a file changed on disk is read again when the client says so, and workspaceIndexLines 0

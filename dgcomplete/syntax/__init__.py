@@ -15,15 +15,30 @@ from .check import (
     mends_errors,
     new_errors,
 )
-from .document import SyntaxDocument, TextIndex, break_at, lf_text, parse
+from .document import (
+    Reading,
+    SyntaxDocument,
+    TextIndex,
+    break_at,
+    document_column,
+    lf_text,
+    parse,
+    tab_lines,
+    view_column,
+    view_line,
+    view_text,
+)
+from .embedded import has_scripts, script_blocks
 from .languages import SUPPORTED, get_language, get_parser, is_supported, language_for, text_language
 from .plan import indent_unit, plan_span
 
 __all__ = [
     "SUPPORTED",
+    "Reading",
     "SyntaxDocument",
     "TextIndex",
     "break_at",
+    "document_column",
     "cut_candidate",
     "cut_marks",
     "cut_short",
@@ -32,6 +47,7 @@ __all__ = [
     "finishes_line",
     "get_language",
     "get_parser",
+    "has_scripts",
     "indent_unit",
     "is_supported",
     "is_valid",
@@ -43,4 +59,9 @@ __all__ = [
     "new_errors",
     "parse",
     "plan_span",
+    "script_blocks",
+    "tab_lines",
+    "view_column",
+    "view_line",
+    "view_text",
 ]

@@ -8,6 +8,7 @@ code-point offsets (or LSP line/UTF-16 column); bytes stay internal.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import overload
 
 import tree_sitter
@@ -105,6 +106,67 @@ _CR_BREAK = re.compile(r"\r\n?")
 def lf_text(text: str) -> str:
     """``text`` with every line break a "\\n": the same lines, and the same LSP positions in them."""
     return _CR_BREAK.sub("\n", text) if "\r" in text else text
+
+
+_LEAD = re.compile(r"^[ \t]*\t[ \t]*", re.M)  # a line's leading whitespace, where it has a tab
+_NEXT_LEAD = re.compile(r"\n([ \t]*)")
+
+
+def view_text(text: str, tab: int = 0) -> str:
+    """``text`` as completion reads it: every line break a "\\n" and, with ``tab``, each line's leading tabs
+    spaces to stops ``tab`` apart (:func:`view_line`). The same lines, and past each line's indentation the same
+    text."""
+    text = lf_text(text)
+    return _LEAD.sub(lambda m: m.group(0).expandtabs(tab), text) if tab and "\t" in text else text
+
+
+def _lead(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def view_line(line: str, tab: int) -> str:
+    """One line of :func:`view_text`: its leading tabs as spaces to stops ``tab`` apart."""
+    n = _lead(line)
+    return line[:n].expandtabs(tab) + line[n:] if "\t" in line[:n] else line
+
+
+def view_column(line: str, col: int, tab: int) -> int:
+    """The column in :func:`view_line` of column ``col`` of ``line`` (either unit: indentation is ASCII, and past it
+    the two differ by a constant)."""
+    n = _lead(line)
+    return len(line[:col].expandtabs(tab)) if col < n else col + len(line[:n].expandtabs(tab)) - n
+
+
+def document_column(line: str, col: int, tab: int) -> int:
+    """The column of ``line`` of column ``col`` of its :func:`view_line`; inside a tab's spaces, the tab's start."""
+    n = _lead(line)
+    width = len(line[:n].expandtabs(tab))
+    if col >= width:
+        return col - width + n
+    k = 0
+    while k < n and len(line[: k + 1].expandtabs(tab)) <= col:
+        k += 1
+    return k
+
+
+def tab_indent(space: str, tab: int) -> str:
+    """Indentation ``space`` (read in a view) as a tab-indented file writes it: a tab for each ``tab`` columns, the
+    rest (an alignment, a JSDoc ``*``'s space) spaces."""
+    width = len(space.expandtabs(tab))
+    return "\t" * (width // tab) + " " * (width % tab)
+
+
+def tab_lines(text: str, tab: int, before: str | None = None) -> str:
+    """``text`` written in a :func:`view_text` (indented with spaces) as its tab-indented document writes it: the
+    indentation of each line it starts, and of its first line where ``before`` (the document's whitespace before
+    ``text`` on that line) is given and ``text`` goes on with it."""
+    out = _NEXT_LEAD.sub(lambda m: "\n" + tab_indent(m.group(1), tab), text) if "\n" in text else text
+    if before is not None and out[:1] in (" ", "\t"):
+        n = _lead(out.split("\n", 1)[0])
+        new = tab_indent(before + out[:n], tab)
+        if new.startswith(before):
+            out = new[len(before) :] + out[n:]
+    return out
 
 
 def break_at(text: str, offset: int) -> str:
@@ -302,3 +364,76 @@ def offset_of(text: str, line: int, col16: int, *, strict: bool = False) -> int 
     if strict and doc.position_at(offset) != (line, col16):
         return None
     return offset
+
+
+@dataclass(frozen=True)
+class Reading:
+    """A document as completion reads it, and the way back: ``view`` is what the model, the checks and the drafts
+    see, the document itself (``view is doc``), a copy with "\\n" breaks and leading tabs read as ``tab`` spaces
+    (:func:`view_text`), or one part of it in another language (a page's script, :mod:`.embedded`). The view's
+    line i is the document's line ``line`` + i, the first cut at character ``col``; past each line's indentation
+    the two have the same text. Offsets are characters."""
+
+    doc: SyntaxDocument
+    view: SyntaxDocument
+    tab: int = 0
+    line: int = 0
+    col: int = 0
+
+    def to_view(self, offset: int) -> int:
+        """The view's offset of the document's ``offset`` (before or after the part viewed: its start or end)."""
+        if self.view is self.doc:
+            return offset
+        line = self.doc.position_line(max(0, min(offset, len(self.doc.text))))
+        vl = line - self.line
+        if vl < 0:
+            return 0
+        if vl >= self.view.line_count:
+            return len(self.view.text)
+        cut = self.col if vl == 0 else 0
+        piece = self.doc.line_text(line)[cut:]
+        c = min(max(0, offset - self.doc.offset_at(line, 0) - cut), len(piece))
+        if self.tab:
+            c = view_column(piece, c, self.tab)
+        return self.view.offset_at(vl, 0) + min(c, len(self.view.line_text(vl)))
+
+    def from_view(self, offset: int) -> int:
+        """The document's offset of the view's ``offset`` (inside a tab's spaces, the tab's start)."""
+        if self.view is self.doc:
+            return offset
+        vl = self.view.position_line(max(0, min(offset, len(self.view.text))))
+        c = offset - self.view.offset_at(vl, 0)
+        line = vl + self.line
+        cut = self.col if vl == 0 else 0
+        piece = self.doc.line_text(line)[cut:]
+        if self.tab:
+            c = document_column(piece, c, self.tab)
+        return self.doc.offset_at(line, 0) + cut + min(c, len(piece))
+
+    def edit_in_document(self, start: int, end: int, text: str, floor: int = 0) -> tuple[int, int, str]:
+        """An edit of the view (``[start, end)`` becomes ``text``) as the document's: its offsets, and its text as
+        :meth:`in_document` writes it. Where the view reads tabs as spaces and the edit writes into a line's
+        indentation (re-indenting it), the whole indentation is written again from the line's start (not before
+        ``floor``, the start of what was asked), so that the line gets tabs and no spaces mixed in."""
+        ds, de = self.from_view(start), self.from_view(end)
+        if self.tab and self.view is not self.doc:
+            vls = self.view.offset_at(self.view.position_line(start), 0)
+            dls = self.doc.offset_at(self.doc.position_line(ds), 0)
+            before = self.view.text[vls:start]
+            lead = len(text) - len(text.lstrip(" \t"))
+            if not before.strip(" \t") and (before or lead) and dls >= floor:
+                return dls, de, self.in_document(tab_indent(before + text[:lead], self.tab) + text[lead:], dls)
+        return ds, de, self.in_document(text, ds)
+
+    def in_document(self, text: str, offset: int) -> str:
+        """``text`` written in the view (its breaks "\\n", its indentation spaces), to go in at the document's
+        ``offset``: with the break the document uses on that line, and where the view reads tabs as spaces, the
+        indentation of the lines it starts in tabs."""
+        if self.view is self.doc:
+            return text
+        if self.tab:
+            ls = self.doc.offset_at(self.doc.position_line(offset), 0)
+            before = self.doc.text[ls:offset]
+            text = tab_lines(text, self.tab, None if before.strip(" \t") else before)
+        eol = break_at(self.doc.text, offset)
+        return text if eol == "\n" else text.replace("\n", eol)

@@ -23,7 +23,7 @@ M.defaults = {
   model = nil, -- checkpoint dir (--model); nil: the embedded model
   shared = "auto", -- relay to one per-user daemon (`serve --shared`): true, false, or "auto" (on when `model` is set)
   filetypes = { "python", "javascript", "javascriptreact", "typescript", "typescriptreact", "go", "rust", "java",
-                "c", "cpp", "lua", "sh", "bash", "json", "ruby", "php" },
+                "c", "cpp", "lua", "sh", "bash", "json", "ruby", "php", "vue", "svelte", "html" },
   root_markers = { ".git", "pyproject.toml", "package.json", "go.mod", "Cargo.toml", "Gemfile", "composer.json" },
   settings = {}, -- server settings, camelCase (maxLines, maxTokens, steps, enabledLanguages, completionItems, ...)
   keys = {
