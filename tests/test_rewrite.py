@@ -1237,34 +1237,32 @@ def test_slip_cases_break_the_code_the_way_people_do():
     assert syntax.error_count(syntax.parse(dented, "python")) == 0 and broken_for(dented, "python")
 
 
+async def repaired(rw, uri: str, text: str, lang: str | None, lines: tuple[int, int]) -> str:
+    """The document after Repair on ``lines`` (first, end), applied (the command must apply an edit); ``lang``:
+    open it first as that language."""
+    if lang is not None:
+        open_doc(rw, uri, text, lang, version=1)
+    res = await rw.workspace_execute_command_async(lsp.ExecuteCommandParams(
+        command="dgcomplete.repairSyntax", arguments=[arg(uri, rng(lines[0], 0, lines[1], 0), 1)]))
+    assert res["applied"] is True, res
+    return apply_to(text, rw.applied[-1].document_changes[0].edits)
+
+
 @shared_loop
 async def test_a_tab_indented_document_is_repaired_and_filled_with_tabs(rw):
     """Python indented with tabs is read through a view indented with spaces (the model learned Python so); the
     edits come back in the document's columns and its tabs: the lost ``:`` where it was lost, a line indented
-    too little by a tab (test_engine: a filled hole's lines)."""
-    uri = "file:///w/tabs.py"
+    too little by a tab, two spaces where the file has tabs written again from the line's start (test_engine: a
+    filled hole's lines)."""
     text = "def f(x):\n\tif x > 0\n\t\treturn x\n\treturn -x\n"
-    open_doc(rw, uri, text, "python", version=4)
-    assert [a.data["kind"] for a in await actions(rw, uri, rng(1, 3, 1, 3))] == ["repair"]
-    res = await rw.workspace_execute_command_async(lsp.ExecuteCommandParams(
-        command="dgcomplete.repairSyntax", arguments=[arg(uri, rng(0, 0, 4, 0), 4)]))
-    assert res["applied"] is True, res
-    assert apply_to(text, rw.applied[-1].document_changes[0].edits) == text.replace("0\n", "0:\n")
-
-    dented = "file:///w/dented.py"
+    open_doc(rw, "file:///w/tabs.py", text, "python", version=1)
+    assert [a.data["kind"] for a in await actions(rw, "file:///w/tabs.py", rng(1, 3, 1, 3))] == ["repair"]
+    assert await repaired(rw, "file:///w/tabs.py", text, None, (0, 4)) == text.replace("0\n", "0:\n")
     text = "def f(x):\n\tif x > 0:\n\treturn x\n\treturn -x\n"
-    open_doc(rw, dented, text, "python", version=1)
-    res = await rw.workspace_execute_command_async(lsp.ExecuteCommandParams(
-        command="dgcomplete.repairSyntax", arguments=[arg(dented, rng(0, 0, 4, 0), 1)]))
-    assert res["applied"] is True, res
-    assert apply_to(text, rw.applied[-1].document_changes[0].edits) == text.replace("\treturn x", "\t\treturn x")
-    mixed = "file:///w/mixed.py"  # two spaces where the file has tabs: written again from the line's start
+    assert await repaired(rw, "file:///w/dented.py", text, "python", (0, 4)) == text.replace(
+        "\treturn x", "\t\treturn x")
     text = "def f(x):\n\tx += 1\n  y = x\n\treturn y\n"
-    open_doc(rw, mixed, text, "python", version=1)
-    res = await rw.workspace_execute_command_async(lsp.ExecuteCommandParams(
-        command="dgcomplete.repairSyntax", arguments=[arg(mixed, rng(0, 0, 5, 0), 1)]))
-    assert res["applied"] is True, res
-    assert apply_to(text, rw.applied[-1].document_changes[0].edits) == text.replace("  y = x", "\ty = x")
+    assert await repaired(rw, "file:///w/mixed.py", text, "python", (0, 5)) == text.replace("  y = x", "\ty = x")
 
 
 @shared_loop
@@ -1275,13 +1273,10 @@ async def test_a_page_script_is_repaired_as_its_language(rw):
     uri = "file:///w/Counter.svelte"
     text = ('<script lang="ts">\n  let count = 0;\n  function add(n: number) {\n    count = Math.max(count + n, 0;\n  }\n'
             '</script>\n\n<button on:click={() => add(1)}>{count}</button>\n')
-    open_doc(rw, uri, text, "svelte", version=3)
+    open_doc(rw, uri, text, "svelte", version=1)
     assert [a.data["kind"] for a in await actions(rw, uri, rng(3, 10, 3, 10))] == ["repair"]
     assert await actions(rw, uri, rng(7, 3, 7, 3)) == []
-    res = await rw.workspace_execute_command_async(lsp.ExecuteCommandParams(
-        command="dgcomplete.repairSyntax", arguments=[arg(uri, rng(2, 0, 5, 0), 3)]))
-    assert res["applied"] is True, res
-    assert apply_to(text, rw.applied[-1].document_changes[0].edits) == text.replace("n, 0;", "n, 0);")
+    assert await repaired(rw, uri, text, None, (2, 5)) == text.replace("n, 0;", "n, 0);")
 
 
 @shared_loop

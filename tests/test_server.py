@@ -366,27 +366,40 @@ async def test_under_the_gate_the_shipped_model_finishes_a_word_the_file_has():
         await stop_daemon(client)
 
 
+async def typed_items(client, uri: str, lang_id: str, text: str, at: lsp.Position, typed: str = "ret") -> list:
+    """Open ``text``, type ``typed`` at ``at`` one character at a time as an editor sends it, ask an Invoked inline
+    completion after it and close the document: (insert text, range) of each item."""
+    client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(
+        uri=uri, language_id=lang_id, version=1, text=text)))
+    for i, ch in enumerate(typed):
+        pos = lsp.Position(at.line, at.character + i)
+        client.text_document_did_change(lsp.DidChangeTextDocumentParams(
+            lsp.VersionedTextDocumentIdentifier(version=2 + i, uri=uri),
+            [lsp.TextDocumentContentChangePartial(range=lsp.Range(pos, pos), text=ch)]))
+    res = await client.text_document_inline_completion_async(
+        inline_params(at.line, at.character + len(typed), uri, invoked=True))
+    client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
+    return [(i.insert_text, i.range) for i in res.items]
+
+
+TWIN = ("def area(w, h):\n    return w * h\n\n\ndef perimeter(w, h):\n    return 2 * (w + h)\n\n\n"
+        "def volume(w, h, d):\n    \n\n\ndef main():\n    print(area(1, 2))\n")
+
+
+def _moved(r: lsp.Range, lines: int = 0, cols: int = 0) -> lsp.Range:
+    return lsp.Range(lsp.Position(r.start.line + lines, r.start.character + cols),
+                     lsp.Position(r.end.line + lines, r.end.character + cols))
+
+
 async def test_a_crlf_document_gets_the_suggestions_of_its_lf_twin():
     """The shipped model, as an editor on Windows drives it: a file with "\\r\\n" breaks, typed into one character at
     a time, gets the items its "\\n" twin gets (same seed), with the same ranges and its own breaks. Before the engine
     read such files through an LF view, the model saw "\\r" tokens it never learned and the checks read the "\\r" as
     part of the line: typing the dev split's lines, 30 % were completed instead of 53 %."""
-    text = ("def area(w, h):\n    return w * h\n\n\ndef perimeter(w, h):\n    return 2 * (w + h)\n\n\n"
-            "def volume(w, h, d):\n    \n\n\ndef main():\n    print(area(1, 2))\n")
     client = await start_daemon("--threads", "1", init_options={"seed": 0})
     try:
-        got = {}
-        for eol in ("\n", "\r\n"):
-            uri = f"file:///work/twin{len(eol)}.py"
-            open_doc(client, text.replace("\n", eol), uri)
-            for i, ch in enumerate("ret"):  # typed as an editor sends it
-                at = lsp.Position(9, 4 + i)
-                client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-                    lsp.VersionedTextDocumentIdentifier(version=2 + i, uri=uri),
-                    [lsp.TextDocumentContentChangePartial(range=lsp.Range(at, at), text=ch)]))
-            res = await client.text_document_inline_completion_async(inline_params(9, 7, uri, invoked=True))
-            got[eol] = [(i.insert_text, i.range) for i in res.items]
-            client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
+        got = {eol: await typed_items(client, f"file:///work/twin{len(eol)}.py", "python", TWIN.replace("\n", eol),
+                                      lsp.Position(9, 4)) for eol in ("\n", "\r\n")}
         assert got["\n"], "the shipped model should complete `ret` in volume()"
         assert [(t.replace("\r\n", "\n"), r) for t, r in got["\r\n"]] == got["\n"]
         assert all("\n" not in t.replace("\r\n", "") for t, _ in got["\r\n"])
@@ -400,30 +413,13 @@ async def test_a_tab_indented_document_gets_the_suggestions_of_its_space_indente
     each line they start indented with tabs, the ranges three columns left (one tab for four spaces). The model
     learned Python (and Java, TypeScript, Rust) indented with spaces only; the engine reads such a file through a
     view that has them (bench/results/tabs_ab.json)."""
-    text = ("def area(w, h):\n    return w * h\n\n\ndef perimeter(w, h):\n    return 2 * (w + h)\n\n\n"
-            "def volume(w, h, d):\n    \n\n\ndef main():\n    print(area(1, 2))\n")
     client = await start_daemon("--threads", "1", init_options={"seed": 0})
     try:
-        got = {}
-        for indent in ("    ", "\t"):
-            uri = f"file:///work/twin{len(indent)}.py"
-            open_doc(client, text.replace("    ", indent), uri)
-            for i, ch in enumerate("ret"):
-                at = lsp.Position(9, len(indent) + i)
-                client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-                    lsp.VersionedTextDocumentIdentifier(version=2 + i, uri=uri),
-                    [lsp.TextDocumentContentChangePartial(range=lsp.Range(at, at), text=ch)]))
-            res = await client.text_document_inline_completion_async(
-                inline_params(9, len(indent) + 3, uri, invoked=True))
-            got[indent] = [(i.insert_text, i.range) for i in res.items]
-            client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
+        got = {indent: await typed_items(client, f"file:///work/twin{len(indent)}.py", "python",
+                                         TWIN.replace("    ", indent), lsp.Position(9, len(indent)))
+               for indent in ("    ", "\t")}
         assert got["    "], "the shipped model should complete `ret` in volume()"
-
-        def shifted(r: lsp.Range) -> lsp.Range:
-            return lsp.Range(lsp.Position(r.start.line, r.start.character + 3),
-                             lsp.Position(r.end.line, r.end.character + 3))
-
-        assert [(t.replace("\n\t", "\n    "), shifted(r)) for t, r in got["\t"]] == got["    "]
+        assert [(t.replace("\n\t", "\n    "), _moved(r, cols=3)) for t, r in got["\t"]] == got["    "]
     finally:
         await stop_daemon(client)
 
@@ -441,26 +437,10 @@ async def test_a_vue_component_script_gets_the_suggestions_of_its_typescript_twi
     down = head.count("\n")
     client = await start_daemon("--threads", "1", init_options={"seed": 0})
     try:
-        got = {}
-        for name, lang_id, text, first in (("twin.ts", "typescript", code, 0), ("Twin.vue", "vue", page, down)):
-            uri = f"file:///work/{name}"
-            client.text_document_did_open(lsp.DidOpenTextDocumentParams(lsp.TextDocumentItem(
-                uri=uri, language_id=lang_id, version=1, text=text)))
-            for i, ch in enumerate("ret"):
-                at = lsp.Position(first + 9, 2 + i)
-                client.text_document_did_change(lsp.DidChangeTextDocumentParams(
-                    lsp.VersionedTextDocumentIdentifier(version=2 + i, uri=uri),
-                    [lsp.TextDocumentContentChangePartial(range=lsp.Range(at, at), text=ch)]))
-            res = await client.text_document_inline_completion_async(inline_params(first + 9, 5, uri, invoked=True))
-            got[lang_id] = [(i.insert_text, i.range) for i in res.items]
-            client.text_document_did_close(lsp.DidCloseTextDocumentParams(lsp.TextDocumentIdentifier(uri)))
-        assert got["typescript"], "the shipped model should complete `ret` in volume()"
-
-        def up(r: lsp.Range) -> lsp.Range:
-            return lsp.Range(lsp.Position(r.start.line - down, r.start.character),
-                             lsp.Position(r.end.line - down, r.end.character))
-
-        assert [(t, up(r)) for t, r in got["vue"]] == got["typescript"]
+        ts = await typed_items(client, "file:///work/twin.ts", "typescript", code, lsp.Position(9, 2))
+        vue = await typed_items(client, "file:///work/Twin.vue", "vue", page, lsp.Position(down + 9, 2))
+        assert ts, "the shipped model should complete `ret` in volume()"
+        assert [(t, _moved(r, lines=-down)) for t, r in vue] == ts
         assert (await stats(client))["last"]["language"] == "typescript"  # the Vue page's script, as read
     finally:
         await stop_daemon(client)
