@@ -82,6 +82,7 @@ from .heldout import (
     other_text,
     real_language,
     with_crlf,
+    with_markdown,
     with_tabs,
     with_vue,
 )
@@ -575,6 +576,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     help="every file indented with spaces re-indented with tabs, as a tab-indented project sends it")
     ap.add_argument("--vue", action="store_true",
                     help="the JavaScript and TypeScript cases each the script of a Vue single-file component")
+    ap.add_argument("--markdown", action="store_true",
+                    help="each case's file a fenced code block of a Markdown file")
     ap.add_argument("--trigger", default="automatic", choices=tuple(TRIGGERS),
                     help="automatic: as typing asks (one gated item); invoked: as the user asks (several, no gate)")
     ap.add_argument("--workspace", action="store_true",
@@ -610,6 +613,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         data = with_tabs(data)
     if a.vue:
         data = with_vue(data)
+    if a.markdown:
+        data = with_markdown(data)
     cases = pick_cases(data, a.n)
     base = parse_sets(a.set)
     if a.ablate is None:
@@ -636,7 +641,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "settings": {"set": base, "threads": a.threads, "trigger": a.trigger, "warmup_requests": 1,
                      "other_open_files": a.others, "workspace_folders": a.workspace, "line_breaks": "crlf" if a.crlf else "lf",
                      "indent": "tabs" if a.tabs else "as written",
-                     "embedded": "the script of a Vue component" if a.vue else None,
+                     "embedded": "the script of a Vue component" if a.vue else
+                     "a fenced block of a Markdown file" if a.markdown else None,
                      "request_timeout_s": REQUEST_TIMEOUT_S, "exact_rule": "first line of the shown text after "
                      "the typed part, stripped, equals the expected first line stripped; rate over all requests"},
         **run_info(loaded, a.note, t),

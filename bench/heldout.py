@@ -421,6 +421,23 @@ def with_vue(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "files": files, "cases": cases, "vue": True}
 
 
+def with_markdown(data: dict[str, Any]) -> dict[str, Any]:
+    """The split's cases as a Markdown file shows code: each case's file a fenced block (```` ```python ````,
+    ```` ```typescript ````) between a heading and a line of prose, sent as ``markdown`` (``name.md``); the other
+    open files as they are, the expected lines unchanged (``--markdown``). A whole file in one fence is longer than
+    most fenced snippets: this measures the reading, not a typical README."""
+    files = dict(data["files"])
+    cases = []
+    for c in data["cases"]:
+        f = data["files"][c["file"]]
+        head = f"# {f['path'].rsplit('/', 1)[-1]}\n\nThe module as it stands:\n\n```{f['lang']}\n"
+        tail = ("" if f["text"].endswith("\n") else "\n") + "```\n\nNotes follow.\n"
+        fid = c["file"] + ".md"
+        files[fid] = {**f, "lang": "markdown", "path": f["path"] + ".md", "text": head + f["text"] + tail}
+        cases.append({**c, "file": fid, "offset": c["offset"] + len(head)})
+    return {**data, "files": files, "cases": cases, "markdown": True}
+
+
 def real_language(lang_id: str) -> str:
     """The languageId a file of the split has, also where :func:`as_text` sends it as another."""
     return lang_id.removeprefix(AS_TEXT_ID)

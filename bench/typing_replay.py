@@ -69,7 +69,17 @@ from . import (
 )
 from .context import OptionsDaemon, ask_inline, open_case, parse_sets, run_info, shown_text
 from .heldout import OUT as HELDOUT
-from .heldout import SPLITS, as_text, case_document, family, load, with_crlf, with_tabs, with_vue
+from .heldout import (
+    SPLITS,
+    as_text,
+    case_document,
+    family,
+    load,
+    with_crlf,
+    with_markdown,
+    with_tabs,
+    with_vue,
+)
 from .latency import pos_at
 
 THRESHOLDS = [0.0, 0.2, 0.25, 0.29, 0.33, 0.37, 0.41, 0.45, 0.5, 0.6]
@@ -480,6 +490,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                     help="every file indented with spaces re-indented with tabs, as a tab-indented project sends it")
     ap.add_argument("--vue", action="store_true",
                     help="the JavaScript and TypeScript cases each the script of a Vue single-file component")
+    ap.add_argument("--markdown", action="store_true",
+                    help="each case's file a fenced code block of a Markdown file")
     ap.add_argument("--model", help="checkpoint directory (default: the embedded model)")
     ap.add_argument("--threads", type=int)
     ap.add_argument("--set", action="append", default=[], metavar="KEY=JSON", help="an initialization option")
@@ -512,6 +524,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     data = with_crlf(data) if a.crlf else data
     data = with_tabs(data) if a.tabs else data
     data = with_vue(data) if a.vue else data
+    data = with_markdown(data) if a.markdown else data
     if a.sweep:
         if a.block > 1:
             sys.exit("bench.typing_replay: --sweep replays single lines; a --block dump has other documents")
@@ -553,7 +566,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                      "warmup_lines": 1, "max_line_chars": MAX_LINE_CHARS, "other_open_files": True,
                      "line_breaks": "crlf" if a.crlf else "lf",
                      "indent": "tabs" if a.tabs else "as written",
-                     "embedded": "the script of a Vue component" if a.vue else None,
+                     "embedded": "the script of a Vue component" if a.vue else
+                     "a fenced block of a Markdown file" if a.markdown else None,
                      "accept_rule": "first line == rest of the line (stripped at the right), or a one-line "
                      "proper prefix of it; Tab counts as a keystroke" + ("; and the right leading words of a wrong "
                      "suggestion, one keystroke a word (accept next word)" if a.words else "")},

@@ -124,8 +124,8 @@ class Session:
     reading: syntax.SyntaxDocument | None = None  # the document as completion reads it, where that differs (view)
     tab: int = 0  # the columns each leading tab is read as in ``reading`` (0: tabs are read as they are)
     tabbed: bool | None = None  # indented_with_tabs (None: count again)
-    scripts: bool = False  # a page whose scripts are completed as their language (syntax.has_scripts)
-    script: tuple[tuple[str, str, int], syntax.SyntaxDocument] | None = None  # the last script read (read_at)
+    page: str | None = None  # a page whose code blocks are completed as their language (syntax.page_kind)
+    script: tuple[tuple[str, str, int], syntax.SyntaxDocument] | None = None  # the last block read (read_at)
 
     @property
     def view(self) -> syntax.SyntaxDocument:
@@ -139,25 +139,26 @@ class Session:
         return self.reading or self.doc
 
     def read_at(self, start: int, end: int | None = None) -> syntax.Reading:
-        """How completion reads the document at ``start`` (through ``end``): inside a page's script (a Vue,
-        Svelte or HTML file), that script alone as a document of its language; else the :attr:`view`."""
-        if self.scripts:
+        """How completion reads the document at ``start`` (through ``end``): inside a page's block of code (a Vue,
+        Svelte or HTML file's script, a Markdown file's fenced code), that block alone as a document of its
+        language; else the :attr:`view`."""
+        if self.page is not None:
             r = self._script_at(start, start if end is None else end)
             if r is not None:
                 return r
         return syntax.Reading(self.doc, self.view, self.tab)
 
     def lang_of(self, view: syntax.SyntaxDocument) -> str | None:
-        """The language completion reads ``view`` (of :meth:`read_at`) as: a page's script's, else the document's."""
+        """The language completion reads ``view`` (of :meth:`read_at`) as: a page's block's, else the document's."""
         return view.lang if self.script is not None and view is self.script[1] else self.lang
 
     def _script_at(self, start: int, end: int) -> syntax.Reading | None:
-        """The script of the page that holds ``[start, end]``, read as its language (made again only when its text
-        changed: a parse of the script, a few milliseconds); None outside the scripts."""
+        """The block of the page that holds ``[start, end]``, read as its language (edited incrementally as it is
+        typed into, made again when another is read); None outside the blocks."""
         text = self.doc.text
-        if len(text) > MAX_DOCUMENT_CHARS:
+        if self.page is None or len(text) > MAX_DOCUMENT_CHARS:
             return None
-        for a, b, lang in syntax.script_blocks(text):
+        for a, b, lang in syntax.code_blocks(text, self.page):
             if a <= start and end <= b:
                 tab = TAB_COLUMNS if self.indented_with_tabs() else 0
                 key = (text[a:b], lang, tab)
@@ -587,7 +588,7 @@ class Engine:
         else:  # a document with "\r" breaks or tab indentation may be parsed as its view only (sync_view)
             s = Session(uri, version, lang, syntax.SyntaxDocument(text, None if "\r" in text or "\n\t" in text else lang))
         s.text_lang = None if lang is not None else syntax.text_language(language_id, uri)
-        s.scripts = lang is None and syntax.has_scripts(language_id, uri)
+        s.page = syntax.page_kind(language_id, uri) if lang is None else None
         s.sync_view()
         self.sessions[uri] = s
         self.context.open(uri, s.retrieval_lang, text)
@@ -607,8 +608,8 @@ class Engine:
         whose completions read them), unless they are read already (by this session, or by another session of the
         daemon with the same line budget: then its index is shared)."""
         langs = [s.retrieval_lang or s.big_lang]
-        if s.scripts and len(s.doc.text) <= MAX_DOCUMENT_CHARS:
-            langs += sorted({lang for _, _, lang in syntax.script_blocks(s.doc.text)})
+        if s.page is not None and len(s.doc.text) <= MAX_DOCUMENT_CHARS:
+            langs += sorted({lang for _, _, lang in syntax.code_blocks(s.doc.text, s.page)})
         for lang in langs:
             self._want_folder_of(s, lang)
 

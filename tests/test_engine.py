@@ -569,7 +569,7 @@ def test_a_page_script_is_completed_as_a_document_of_its_language(tiny_model, mo
             continue
         line, col = s.doc.position_at(at)
         e.change(s.uri, v, [((line, col, line, col), rng.choice(["x", "\t", "\r\n", " ", "é"]))])
-        blocks = syntax.script_blocks(s.doc.text)
+        blocks = syntax.code_blocks(s.doc.text, "html")
         for a, b, lang in blocks:  # the script read, made or edited in step: its text, and a tree of that text
             r = s.read_at(a)
             assert r.view.text == syntax.view_text(s.doc.text[a:b], r.tab)
@@ -580,6 +580,27 @@ def test_a_page_script_is_completed_as_a_document_of_its_language(tiny_model, mo
             r = s.read_at(off)
             assert s.lang_of(r.view) == next((lang for a, b, lang in blocks if a <= off <= b), None)
             assert r.from_view(r.to_view(off)) == off, (v, off)
+
+
+def test_a_markdown_fence_is_completed_as_its_language(tiny_model, monkeypatch):
+    """In a Markdown file, inside a ```` ```python ```` block the model is asked with that block alone, as Python;
+    in the prose, and in a fence of a language without a grammar, the file is read as text."""
+    from dgcomplete.types import Candidate, InfillResult
+
+    text = ("# Usage\n\nCall it so:\n\n```python\nimport shapes\n\nprint(shapes.area(2, 3))\n```\n\n"
+            "```text\nplain\n```\n")
+    e = Engine(load_model(tiny_model), threads=1)
+    s = e.open("file:///w/README.md", text, 1, "markdown")
+    asked: list[tuple[str, str | None]] = []
+
+    async def answer(self, req, token, session, view, offset, lang):
+        asked.append((view.text, lang))
+        return InfillResult([Candidate("x", 1.0)])
+
+    monkeypatch.setattr(Engine, "_run_infill", answer)
+    for at in (text.index("area("), text.index("Call"), text.index("plain")):
+        asyncio.run(e.complete(s.uri, at, n=3, seed=0))
+    assert asked == [("import shapes\n\nprint(shapes.area(2, 3))\n", "python"), (text, None), (text, None)]
 
 
 def test_fill_holes_asks_the_completion_pipeline_where_each_hole_stands(tiny_model, monkeypatch):

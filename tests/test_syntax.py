@@ -672,20 +672,27 @@ def test_the_view_reads_leading_tabs_as_spaces_and_maps_columns_both_ways():
     assert tab_lines("    y", 4) == "    y"  # after code on the line: as written
 
 
-def test_the_scripts_of_a_page_and_their_languages():
+def test_the_code_blocks_of_a_page_and_their_languages():
     """A Vue, Svelte or HTML page's scripts: from just after ``<script ...>`` to ``</script>`` (to the end while it is
-    not yet written), TypeScript where ``lang`` or ``type`` says so; a template, JSON or an import map is none."""
-    from dgcomplete.syntax import has_scripts, script_blocks
+    not yet written), TypeScript where ``lang`` or ``type`` says so; a template, JSON or an import map is none. A
+    Markdown file's fenced blocks in a language with a grammar: from the line after the fence to the closing one."""
+    from dgcomplete.syntax import code_blocks, page_kind
     from dgcomplete.syntax.embedded import script_language
 
     page = ('<template>\n  <p>{{ n }}</p>\n</template>\n<script setup lang="ts">\nconst n = 1\n</script>\n'
             '<script type="text/x-template"><b>hi</b></script>\n<SCRIPT type=\'module\' src="x.js"></SCRIPT>\n'
             '<script context="module" data-x=">">\nlet open')
-    got = [(page[a:b], lang) for a, b, lang in script_blocks(page)]
+    got = [(page[a:b], lang) for a, b, lang in code_blocks(page, "html")]
     assert got == [("\nconst n = 1\n", "typescript"), ("", "javascript"), ("\nlet open", "javascript")]
     assert [script_language(a) for a in ('lang="tsx"', "lang=ts", 'type="application/json"', 'lang="coffee"',
                                          'type="text/typescript"', "")] == [
         "tsx", "typescript", None, None, "typescript", "javascript"]
-    assert has_scripts("vue") and has_scripts("svelte") and has_scripts("html") and not has_scripts("typescript")
-    assert has_scripts(None, "file:///w/App.vue") and has_scripts("web", "file:///w/App.vue")
-    assert not has_scripts("web", "file:///w/app.ts") and not has_scripts(None, "file:///w/app.ts")
+    md = ("# Use\n\n```python\nimport x\n\nx.run()\n```\n\n~~~~ts title=a.ts\nlet a = 1\n```\nstill ts\n~~~~\n"
+          "```text\nplain\n```\n````js\nf()\n")
+    got = [(md[a:b], lang) for a, b, lang in code_blocks(md, "markdown")]
+    assert got == [("import x\n\nx.run()\n", "python"), ("let a = 1\n```\nstill ts\n", "typescript"),
+                   ("f()\n", "javascript")]
+    assert [page_kind(i) for i in ("vue", "svelte", "html", "markdown", "typescript", None)] == [
+        "html", "html", "html", "markdown", None, None]
+    assert page_kind(None, "file:///w/App.vue") == "html" and page_kind("web", "file:///w/App.vue") == "html"
+    assert page_kind(None, "file:///w/README.md") == "markdown" and page_kind("web", "file:///w/app.ts") is None

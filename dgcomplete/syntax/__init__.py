@@ -28,7 +28,7 @@ from .document import (
     view_line,
     view_text,
 )
-from .embedded import has_scripts, script_blocks
+from .embedded import code_blocks, page_kind
 from .languages import SUPPORTED, get_language, get_parser, is_supported, language_for, text_language
 from .plan import indent_unit, plan_span
 
@@ -38,6 +38,7 @@ __all__ = [
     "SyntaxDocument",
     "TextIndex",
     "break_at",
+    "code_blocks",
     "document_column",
     "cut_candidate",
     "cut_marks",
@@ -47,7 +48,6 @@ __all__ = [
     "finishes_line",
     "get_language",
     "get_parser",
-    "has_scripts",
     "indent_unit",
     "is_supported",
     "is_valid",
@@ -57,9 +57,9 @@ __all__ = [
     "text_language",
     "mends_errors",
     "new_errors",
+    "page_kind",
     "parse",
     "plan_span",
-    "script_blocks",
     "tab_lines",
     "view_column",
     "view_line",

@@ -1,19 +1,20 @@
-"""The scripts of a page: a Vue or Svelte component's ``<script>``, an HTML page's.
+"""The code inside a page: a Vue or Svelte component's ``<script>``, an HTML page's, a Markdown file's fenced blocks.
 
-Such a file has no grammar here; its scripts are JavaScript or TypeScript, which have. The engine completes inside
-one as a document of that language (:class:`~dgcomplete.syntax.document.Reading`): the model, the checks and the
-drafts read the script alone, as they read a ``.ts`` file, where the whole page read as text showed almost nothing
-(bench/results/embedded_ab.json).
+Such a file has no grammar here; the code in it is JavaScript, TypeScript or (in Markdown) any language with one.
+The engine completes inside a block as a document of that language (:class:`~dgcomplete.syntax.document.Reading`):
+the model, the checks and the drafts read the block alone, as they read a file of it, where the whole page read as
+text showed almost nothing (bench/results/embedded_ab.json).
 """
 
 from __future__ import annotations
 
 import re
 
-from .languages import _name_and_extension
+from .languages import _name_and_extension, language_for
 
-PAGE_IDS = frozenset({"vue", "svelte", "html"})  # LSP languageIds of pages with scripts
-PAGE_EXTENSIONS = frozenset({".vue", ".svelte", ".html", ".htm"})
+PAGE_IDS = {"vue": "html", "svelte": "html", "html": "html", "markdown": "markdown"}  # languageId -> kind of page
+PAGE_EXTENSIONS = {".vue": "html", ".svelte": "html", ".html": "html", ".htm": "html", ".md": "markdown",
+                   ".markdown": "markdown"}
 
 _OPEN = re.compile(r"<script\b((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>", re.IGNORECASE)
 _CLOSE = re.compile(r"</script\s*>", re.IGNORECASE)
@@ -21,14 +22,16 @@ _ATTR = re.compile(r"""\b(lang|type)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""",
 _LANGS = {"ts": "typescript", "typescript": "typescript", "tsx": "tsx", "js": "javascript",
           "javascript": "javascript", "jsx": "javascript"}
 _SCRIPT_TYPES = frozenset({"", "module", "text/javascript", "application/javascript", "text/babel", "text/jsx"})
+# a fence opens with three or more backticks or tildes (at most three spaces in) and its info string's first word
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)[^\n]*\n", re.MULTILINE)
 
 
-def has_scripts(language_id: str | None, path: str | None = None) -> bool:
-    """Whether a document of ``language_id`` or at ``path`` is a page whose scripts are completed as their own
-    language: by either, as Emacs' ``web-mode`` sends a ``.vue`` file as ``web`` (the engine asks only for a
-    document without a grammar)."""
+def page_kind(language_id: str | None, path: str | None = None) -> str | None:
+    """``html`` for a Vue, Svelte or HTML page (its ``<script>`` blocks), ``markdown`` for a Markdown file (its fenced
+    code blocks), by the languageId or the path's extension (Emacs' ``web-mode`` sends a ``.vue`` file as ``web``;
+    the engine asks only for a document without a grammar); None for another document."""
     lid = (language_id or "").strip().lower()
-    return lid in PAGE_IDS or _name_and_extension(path or "")[1] in PAGE_EXTENSIONS
+    return PAGE_IDS.get(lid) or PAGE_EXTENSIONS.get(_name_and_extension(path or "")[1])
 
 
 def script_language(attrs: str) -> str | None:
@@ -63,3 +66,28 @@ def script_blocks(text: str) -> list[tuple[int, int, str]]:
             break
         pos = close.end()
     return out
+
+
+def fenced_blocks(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, language)`` of each fenced code block of a Markdown text whose info string names a language
+    with a grammar (```` ```python ````, ```` ~~~ts ````): from the line after the opening fence to the start of the
+    closing one (a fence of the same character, at least as long), or to the end while it is not yet written."""
+    out = []
+    pos = 0
+    while (m := _FENCE.search(text, pos)) is not None:
+        fence = m.group(1)
+        close = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$", re.MULTILINE).search(
+            text, m.end())
+        end = close.start() if close else len(text)
+        lang = language_for(m.group(2)) if m.group(2) else None
+        if lang is not None:
+            out.append((m.end(), end, lang))
+        if close is None:
+            break
+        pos = close.end()
+    return out
+
+
+def code_blocks(text: str, kind: str) -> list[tuple[int, int, str]]:
+    """The blocks of code of a page of ``kind`` (:func:`page_kind`)."""
+    return fenced_blocks(text) if kind == "markdown" else script_blocks(text)
