@@ -75,16 +75,14 @@ from . import (
 from .heldout import OUT as HELDOUT
 from .heldout import (
     SPLITS,
-    as_text,
+    add_sending_args,
+    as_sent,
     case_document,
     family,
     load,
     other_text,
     real_language,
-    with_crlf,
-    with_markdown,
-    with_tabs,
-    with_vue,
+    sending,
 )
 from .latency import Daemon, pos_at
 from .workspace import case_path, materialize, workspace_split
@@ -564,20 +562,11 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                          "dev_ruby_php / test_ruby_php; dev_cpp / test_cpp")
     ap.add_argument("--data", default=str(HELDOUT), help="folder of the built set (bench.heldout)")
     ap.add_argument("--n", type=int, help="cases, spread evenly over the split (default: all)")
-    ap.add_argument("--as-text", action="store_true",
-                    help="send the files as a language without a grammar (bench.heldout.as_text)")
+    add_sending_args(ap)
     ap.add_argument("--model", help="checkpoint directory (default: the embedded model)")
     ap.add_argument("--threads", type=int)
     ap.add_argument("--set", action="append", default=[], metavar="KEY=JSON", help="an initialization option")
     ap.add_argument("--ablate", nargs="*", metavar="NAME", help="run these ABLATIONS variants (none named: all)")
-    ap.add_argument("--crlf", action="store_true",
-                    help="every file with CRLF line breaks, as an editor on Windows often sends them")
-    ap.add_argument("--tabs", action="store_true",
-                    help="every file indented with spaces re-indented with tabs, as a tab-indented project sends it")
-    ap.add_argument("--vue", action="store_true",
-                    help="the JavaScript and TypeScript cases each the script of a Vue single-file component")
-    ap.add_argument("--markdown", action="store_true",
-                    help="each case's file a fenced code block of a Markdown file")
     ap.add_argument("--trigger", default="automatic", choices=tuple(TRIGGERS),
                     help="automatic: as typing asks (one gated item); invoked: as the user asks (several, no gate)")
     ap.add_argument("--workspace", action="store_true",
@@ -604,17 +593,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     model = resolve_model(a.model)
     loaded = load_model(model)
-    data = load(a.split, Path(a.data))
-    if a.as_text:
-        data = as_text(data)
-    if a.crlf:
-        data = with_crlf(data)
-    if a.tabs:
-        data = with_tabs(data)
-    if a.vue:
-        data = with_vue(data)
-    if a.markdown:
-        data = with_markdown(data)
+    data = as_sent(load(a.split, Path(a.data)), a)
     cases = pick_cases(data, a.n)
     base = parse_sets(a.set)
     if a.ablate is None:
@@ -639,10 +618,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "n": len(cases),
         "packages": [{k: p[k] for k in ("name", "version", "license", "lang", "split")} for p in data["packages"]],
         "settings": {"set": base, "threads": a.threads, "trigger": a.trigger, "warmup_requests": 1,
-                     "other_open_files": a.others, "workspace_folders": a.workspace, "line_breaks": "crlf" if a.crlf else "lf",
-                     "indent": "tabs" if a.tabs else "as written",
-                     "embedded": "the script of a Vue component" if a.vue else
-                     "a fenced block of a Markdown file" if a.markdown else None,
+                     "other_open_files": a.others, "workspace_folders": a.workspace, **sending(a),
                      "request_timeout_s": REQUEST_TIMEOUT_S, "exact_rule": "first line of the shown text after "
                      "the typed part, stripped, equals the expected first line stripped; rate over all requests"},
         **run_info(loaded, a.note, t),

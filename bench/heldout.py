@@ -438,6 +438,35 @@ def with_markdown(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "files": files, "cases": cases, "markdown": True}
 
 
+def add_sending_args(ap: Any) -> None:
+    """The ways a bench can send a split's files, as editors send real ones (:func:`as_sent`)."""
+    ap.add_argument("--as-text", action="store_true",
+                    help="send the files as a language without a grammar (bench.heldout.as_text)")
+    ap.add_argument("--crlf", action="store_true",
+                    help="every file with CRLF line breaks, as an editor on Windows often sends them")
+    ap.add_argument("--tabs", action="store_true",
+                    help="every file indented with spaces re-indented with tabs, as a tab-indented project sends it")
+    ap.add_argument("--vue", action="store_true",
+                    help="the JavaScript and TypeScript cases each the script of a Vue single-file component")
+    ap.add_argument("--markdown", action="store_true",
+                    help="each case's file a fenced code block of a Markdown file")
+
+
+def as_sent(data: dict[str, Any], a: Any) -> dict[str, Any]:
+    """The split as :func:`add_sending_args`' flags ``a`` send it."""
+    for flag, how in (("as_text", as_text), ("crlf", with_crlf), ("tabs", with_tabs), ("vue", with_vue),
+                      ("markdown", with_markdown)):
+        data = how(data) if getattr(a, flag) else data
+    return data
+
+
+def sending(a: Any) -> dict[str, Any]:
+    """How the files were sent, for a report's settings."""
+    return {"line_breaks": "crlf" if a.crlf else "lf", "indent": "tabs" if a.tabs else "as written",
+            "embedded": "the script of a Vue component" if a.vue else
+            "a fenced block of a Markdown file" if a.markdown else None}
+
+
 def real_language(lang_id: str) -> str:
     """The languageId a file of the split has, also where :func:`as_text` sends it as another."""
     return lang_id.removeprefix(AS_TEXT_ID)

@@ -71,14 +71,12 @@ from .context import OptionsDaemon, ask_inline, open_case, parse_sets, run_info,
 from .heldout import OUT as HELDOUT
 from .heldout import (
     SPLITS,
-    as_text,
+    add_sending_args,
+    as_sent,
     case_document,
     family,
     load,
-    with_crlf,
-    with_markdown,
-    with_tabs,
-    with_vue,
+    sending,
 )
 from .latency import pos_at
 
@@ -482,16 +480,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--split", default="dev", choices=SPLITS)
     ap.add_argument("--data", default=str(HELDOUT), help="folder of the built set (bench.heldout)")
     ap.add_argument("--n", type=int, help="lines, spread evenly over the split's whole-line cases (default: all)")
-    ap.add_argument("--as-text", action="store_true",
-                    help="send the files as a language without a grammar (bench.heldout.as_text)")
-    ap.add_argument("--crlf", action="store_true",
-                    help="every file with CRLF line breaks, as an editor on Windows often sends them")
-    ap.add_argument("--tabs", action="store_true",
-                    help="every file indented with spaces re-indented with tabs, as a tab-indented project sends it")
-    ap.add_argument("--vue", action="store_true",
-                    help="the JavaScript and TypeScript cases each the script of a Vue single-file component")
-    ap.add_argument("--markdown", action="store_true",
-                    help="each case's file a fenced code block of a Markdown file")
+    add_sending_args(ap)
     ap.add_argument("--model", help="checkpoint directory (default: the embedded model)")
     ap.add_argument("--threads", type=int)
     ap.add_argument("--set", action="append", default=[], metavar="KEY=JSON", help="an initialization option")
@@ -517,14 +506,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                "b": display_path(a.compare[1]), **compare(*dumps)}
         emit(res, a.out)
         return res
-    data = load(a.split, Path(a.data))
-    data = as_text(data) if a.as_text else data
     if (a.crlf or a.tabs) and a.block > 1:
         sys.exit("bench.typing_replay: --crlf and --tabs type single lines (a --block writes its lines as read)")
-    data = with_crlf(data) if a.crlf else data
-    data = with_tabs(data) if a.tabs else data
-    data = with_vue(data) if a.vue else data
-    data = with_markdown(data) if a.markdown else data
+    data = as_sent(load(a.split, Path(a.data)), a)
     if a.sweep:
         if a.block > 1:
             sys.exit("bench.typing_replay: --sweep replays single lines; a --block dump has other documents")
@@ -564,10 +548,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         **({"block": a.block, "lines_typed": len(recs)} if a.block > 1 else {}),
         "settings": {"set": options, "threads": a.threads, "trigger": "automatic, after every character",
                      "warmup_lines": 1, "max_line_chars": MAX_LINE_CHARS, "other_open_files": True,
-                     "line_breaks": "crlf" if a.crlf else "lf",
-                     "indent": "tabs" if a.tabs else "as written",
-                     "embedded": "the script of a Vue component" if a.vue else
-                     "a fenced block of a Markdown file" if a.markdown else None,
+                     **sending(a),
                      "accept_rule": "first line == rest of the line (stripped at the right), or a one-line "
                      "proper prefix of it; Tab counts as a keystroke" + ("; and the right leading words of a wrong "
                      "suggestion, one keystroke a word (accept next word)" if a.words else "")},

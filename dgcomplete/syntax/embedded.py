@@ -9,6 +9,7 @@ text showed almost nothing (bench/results/embedded_ab.json).
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from .languages import _name_and_extension, language_for
 
@@ -51,41 +52,36 @@ def script_language(attrs: str) -> str | None:
     return "javascript" if kind in _SCRIPT_TYPES else None
 
 
-def script_blocks(text: str) -> list[tuple[int, int, str]]:
-    """``(start, end, language)`` of each script's text: from just after its ``<script ...>`` to its
-    ``</script>``, or to the end of the text while it is not yet written."""
+def _blocks(text: str, opening: re.Pattern[str], closing: Callable[[re.Match[str]], re.Pattern[str]],
+            language: Callable[[re.Match[str]], str | None]) -> list[tuple[int, int, str]]:
+    """``(start, end, language)`` of each block from just after an ``opening`` match to the start of its
+    ``closing`` match, or to the end of the text while that is not yet written; blocks of no language left out."""
     out = []
     pos = 0
-    while (m := _OPEN.search(text, pos)) is not None:
-        close = _CLOSE.search(text, m.end())
-        end = close.start() if close else len(text)
-        lang = script_language(m.group(1))
+    while (m := opening.search(text, pos)) is not None:
+        close = closing(m).search(text, m.end())
+        lang = language(m)
         if lang is not None:
-            out.append((m.end(), end, lang))
+            out.append((m.end(), close.start() if close else len(text), lang))
         if close is None:
             break
         pos = close.end()
     return out
+
+
+def script_blocks(text: str) -> list[tuple[int, int, str]]:
+    """Each script's text: from just after its ``<script ...>`` to its ``</script>``."""
+    return _blocks(text, _OPEN, lambda m: _CLOSE, lambda m: script_language(m.group(1)))
 
 
 def fenced_blocks(text: str) -> list[tuple[int, int, str]]:
-    """``(start, end, language)`` of each fenced code block of a Markdown text whose info string names a language
-    with a grammar (```` ```python ````, ```` ~~~ts ````): from the line after the opening fence to the start of the
-    closing one (a fence of the same character, at least as long), or to the end while it is not yet written."""
-    out = []
-    pos = 0
-    while (m := _FENCE.search(text, pos)) is not None:
-        fence = m.group(1)
-        close = re.compile(rf"^ {{0,3}}{re.escape(fence[0])}{{{len(fence)},}}[ \t]*$", re.MULTILINE).search(
-            text, m.end())
-        end = close.start() if close else len(text)
-        lang = language_for(m.group(2)) if m.group(2) else None
-        if lang is not None:
-            out.append((m.end(), end, lang))
-        if close is None:
-            break
-        pos = close.end()
-    return out
+    """Each fenced code block of a Markdown text whose info string names a language with a grammar (```` ```python
+    ````, ```` ~~~ts ````): from the line after the opening fence to the start of the closing one (a fence of the
+    same character, at least as long)."""
+    return _blocks(text, _FENCE,
+                   lambda m: re.compile(rf"^ {{0,3}}{re.escape(m.group(1)[0])}{{{len(m.group(1))},}}[ \t]*$",
+                                        re.MULTILINE),
+                   lambda m: language_for(m.group(2)) if m.group(2) else None)
 
 
 def code_blocks(text: str, kind: str) -> list[tuple[int, int, str]]:
