@@ -90,26 +90,6 @@ class LineShown:
             self.lines.setdefault(line, typed)
 
 
-def _common_ends(old: str, new: str) -> tuple[int, int]:
-    """The lengths of the longest common prefix of ``old`` and ``new`` and of their longest common suffix after
-    it (slices compared by halves: C speed, a 30 KB script in microseconds)."""
-    lo, hi = 0, min(len(old), len(new))
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if old[:mid] == new[:mid]:
-            lo = mid
-        else:
-            hi = mid - 1
-    head, lo, hi = lo, 0, min(len(old), len(new)) - lo
-    while lo < hi:
-        mid = (lo + hi + 1) // 2
-        if old[len(old) - mid :] == new[len(new) - mid :]:
-            lo = mid
-        else:
-            hi = mid - 1
-    return head, lo
-
-
 @dataclass
 class Session:
     uri: str
@@ -164,13 +144,9 @@ class Session:
                 key = (text[a:b], lang, tab)
                 if self.script is None or self.script[0][1:] != key[1:]:
                     self.script = (key, syntax.SyntaxDocument(syntax.view_text(key[0], tab), lang))
-                elif self.script[0][0] != key[0]:  # typed into: one incremental edit of the script's tree
-                    view = self.script[1]
-                    new = syntax.view_text(key[0], tab)
-                    head, tail = _common_ends(view.text, new)
-                    end = len(view.text) - tail
-                    view.apply_change(*view.position_at(head), *view.position_at(end), new[head : len(new) - tail])
-                    self.script = (key, view)
+                elif self.script[0][0] != key[0]:  # typed into: one incremental edit of the block's tree
+                    self.script[1].update(syntax.view_text(key[0], tab))
+                    self.script = (key, self.script[1])
                 line = self.doc.position_line(a)
                 return syntax.Reading(self.doc, self.script[1], tab, line, a - self.doc.offset_at(line, 0))
         return None

@@ -102,39 +102,6 @@ def layouts(notebook_uri: str, cells: list[Cell]) -> dict[str, Layout]:
     return out
 
 
-def _common(x: str, y: str, n: int, way: int) -> int:
-    """How many of the first (``way`` 1) or last (-1) ``n`` characters ``x`` and ``y`` share: compared in
-    blocks that halve on a mismatch, so a keystroke in a long notebook costs a few slice compares, not a loop
-    over every character."""
-    same, block = 0, 4096
-    while same < n:
-        k = min(block, n - same)
-        if way == 1:
-            eq = x[same : same + k] == y[same : same + k]
-        else:
-            eq = x[len(x) - same - k : len(x) - same] == y[len(y) - same - k : len(y) - same]
-        if eq:
-            same += k
-        elif k == 1:
-            break
-        else:
-            block = max(1, k // 2)
-    return same
-
-
-def changed_span(old: str, new: str) -> tuple[int, int, str]:
-    """The one change that turns ``old`` into ``new``: (start, end in ``old``, inserted text), found as the
-    common prefix and suffix; never between a CR and its LF (LSP positions cannot point there)."""
-    n = min(len(old), len(new))
-    a = _common(old, new, n, 1)
-    b = _common(old, new, n - a, -1)
-    if 0 < a and old[a - 1] == "\r":
-        a -= 1
-    if 0 < b and old[len(old) - b] == "\n" and len(old) - b > a and old[len(old) - b - 1] == "\r":
-        b -= 1
-    return a, len(old) - b, new[a : len(new) - b]
-
-
 @dataclass
 class View:
     """A document as the client addresses it (its URI and version) over the engine session holding its text,

@@ -25,9 +25,10 @@ from . import __version__
 from .context import word_before
 from .engine import Completion, Engine, EngineError, Session
 from .folders import WATCHED_EXTENSIONS, uri_to_path
-from .notebooks import Cell, View, changed_span, layouts
+from .notebooks import Cell, View, layouts
 from .protocol import BoundedInput, OpenDocuments, Protocol, strict_converter
 from .settings import RESTART, Settings
+from .syntax.document import changed_span
 from .syntax.languages import key_extension
 from .types import CancelToken
 

@@ -10,7 +10,8 @@ import random
 
 import pytest
 
-from dgcomplete.notebooks import Cell, changed_span, key_of, layouts, neutral
+from dgcomplete.notebooks import Cell, key_of, layouts, neutral
+from dgcomplete.syntax.document import changed_span
 
 from .lsp_client import RawDaemon
 

@@ -169,6 +169,39 @@ def tab_lines(text: str, tab: int, before: str | None = None) -> str:
     return out
 
 
+def _common(x: str, y: str, n: int, way: int) -> int:
+    """How many of the first (``way`` 1) or last (-1) ``n`` characters ``x`` and ``y`` share: compared in
+    blocks that halve on a mismatch, so a keystroke in a long text costs a few slice compares, not a loop
+    over every character."""
+    same, block = 0, 4096
+    while same < n:
+        k = min(block, n - same)
+        if way == 1:
+            eq = x[same : same + k] == y[same : same + k]
+        else:
+            eq = x[len(x) - same - k : len(x) - same] == y[len(y) - same - k : len(y) - same]
+        if eq:
+            same += k
+        elif k == 1:
+            break
+        else:
+            block = max(1, k // 2)
+    return same
+
+
+def changed_span(old: str, new: str) -> tuple[int, int, str]:
+    """The one change that turns ``old`` into ``new``: (start, end in ``old``, inserted text), found as the
+    common prefix and suffix; never between a CR and its LF (LSP positions cannot point there)."""
+    n = min(len(old), len(new))
+    a = _common(old, new, n, 1)
+    b = _common(old, new, n - a, -1)
+    if 0 < a and old[a - 1] == "\r":
+        a -= 1
+    if 0 < b and old[len(old) - b] == "\n" and len(old) - b > a and old[len(old) - b - 1] == "\r":
+        b -= 1
+    return a, len(old) - b, new[a : len(new) - b]
+
+
 def break_at(text: str, offset: int) -> str:
     """The line break ``text`` uses on ``offset``'s line ("\\r\\n", "\\r" or "\\n"): the one ending it, else (the
     last line) the one ending the line above, else "\\n"."""
@@ -275,6 +308,13 @@ class SyntaxDocument:
         self._starts = _line_starts(text)
         self._tree = parse(self._data, self.lang)
         self._edited = False
+
+    def update(self, text: str) -> None:
+        """Become ``text`` by the one change :func:`changed_span` finds: the tree edited and reparsed
+        incrementally, as for a keystroke (a document kept as a derived copy, like a page's script)."""
+        if text != self.text:
+            a, b, new = changed_span(self.text, text)
+            self.apply_change(*self.position_at(a), *self.position_at(b), new)
 
     def apply_change(
         self, start_line: int, start_col_utf16: int, end_line: int, end_col_utf16: int, new_text: str
