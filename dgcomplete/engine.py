@@ -126,11 +126,7 @@ class Session:
             r = self._script_at(start, start if end is None else end)
             if r is not None:
                 return r
-        return syntax.Reading(self.doc, self.view, self.tab)
-
-    def lang_of(self, view: syntax.SyntaxDocument) -> str | None:
-        """The language completion reads ``view`` (of :meth:`read_at`) as: a page's block's, else the document's."""
-        return view.lang if self.script is not None and view is self.script[1] else self.lang
+        return syntax.Reading(self.doc, self.view, self.lang, self.tab)
 
     def _script_at(self, start: int, end: int) -> syntax.Reading | None:
         """The block of the page that holds ``[start, end]``, read as its language (edited incrementally as it is
@@ -148,7 +144,7 @@ class Session:
                     self.script[1].update(syntax.view_text(key[0], tab))
                     self.script = (key, self.script[1])
                 line = self.doc.position_line(a)
-                return syntax.Reading(self.doc, self.script[1], tab, line, a - self.doc.offset_at(line, 0))
+                return syntax.Reading(self.doc, self.script[1], lang, tab, line, a - self.doc.offset_at(line, 0))
         return None
 
     def indented_with_tabs(self) -> bool:
@@ -806,20 +802,21 @@ class Engine:
         s = self.session(uri)
         offset = max(0, min(offset, len(s.doc.text)))
         r = s.read_at(offset)
-        comp = await self._complete(s, r.view, r.to_view(offset), n=n, max_lines=max_lines, seed=seed, cancel=cancel,
+        comp = await self._complete(s, r, r.to_view(offset), n=n, max_lines=max_lines, seed=seed, cancel=cancel,
                                     single_line=single_line)
         if r.view is s.doc:
             return comp
         items = [dataclasses.replace(c, text=r.in_document(c.text, offset)) for c in comp.items]
         return dataclasses.replace(comp, items=items, start=r.from_view(comp.start), offset=offset)
 
-    async def _complete(self, s: Session, view: syntax.SyntaxDocument, offset: int, *, n: int,
+    async def _complete(self, s: Session, r: syntax.Reading, offset: int, *, n: int,
                         max_lines: int | None, seed: int | None, cancel: CancelToken | None,
                         single_line: bool) -> Completion:
-        """:meth:`complete` at ``offset`` of ``view``."""
+        """:meth:`complete` at ``offset`` of the view ``r`` reads, in its language."""
         uri = s.uri
         version = s.version
-        text, lang = view.text, s.lang_of(view)
+        view, lang = r.view, r.lang
+        text = view.text
         if len(text) > MAX_DOCUMENT_CHARS:
             return Completion([], offset, offset, version, None, reason="document too large to complete")
         enabled = self.settings.enabled_languages
@@ -1083,7 +1080,7 @@ class Engine:
                     options: EditOptions | None) -> EditResult:
         """:meth:`edit` on ``[start, end)`` of the view ``r`` reads."""
         uri = s.uri
-        text, lang, opts = r.view.text, s.lang_of(r.view), options or EditOptions()
+        text, lang, opts = r.view.text, r.lang, options or EditOptions()
         start, end = edits.target_span(text, start, end, kind)
 
         def result(reason: str, **stats: Any) -> EditResult:

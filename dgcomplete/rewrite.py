@@ -355,7 +355,7 @@ async def code_actions(ls: RewriteServer, params: lsp.CodeActionParams) -> list[
     # spaces, a page's script alone)
     offsets = _offsets(v, params.range)
     r = s.read_at(*offsets)
-    view, lang = r.view, s.lang_of(r.view)
+    view, lang = r.view, r.lang
     text = view.text
     at = [r.to_view(o) for o in offsets]
     start, end = edit.target_span(text, *at, "rewrite")

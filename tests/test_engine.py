@@ -578,7 +578,7 @@ def test_a_page_script_is_completed_as_a_document_of_its_language(tiny_model, mo
             if s.doc.text[off - 1 : off + 1] == "\r\n":
                 continue
             r = s.read_at(off)
-            assert s.lang_of(r.view) == next((lang for a, b, lang in blocks if a <= off <= b), None)
+            assert r.lang == next((lang for a, b, lang in blocks if a <= off <= b), None)
             assert r.from_view(r.to_view(off)) == off, (v, off)
 
 

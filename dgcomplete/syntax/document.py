@@ -412,10 +412,12 @@ class Reading:
     see, the document itself (``view is doc``), a copy with "\\n" breaks and leading tabs read as ``tab`` spaces
     (:func:`view_text`), or one part of it in another language (a page's script, :mod:`.embedded`). The view's
     line i is the document's line ``line`` + i, the first cut at character ``col``; past each line's indentation
-    the two have the same text. Offsets are characters."""
+    the two have the same text. Offsets are characters. ``lang``: the language the view is read as (a page's
+    block's; else the document's, which a view too large to complete has none of)."""
 
     doc: SyntaxDocument
     view: SyntaxDocument
+    lang: str | None
     tab: int = 0
     line: int = 0
     col: int = 0
