@@ -167,13 +167,13 @@ class Session:
         if ("\r" not in self.doc.text and not tab) or not small:
             self.reading, self.tab = None, 0
             if self.doc.lang != self.lang:
-                self.doc = syntax.SyntaxDocument(self.doc.text, self.lang)
+                self.doc.parse_as(self.lang)
         elif (self.reading is None or self.reading.line_count != self.doc.line_count
               or self.reading.lang != self.lang or self.tab != tab):
             self.tab = tab
             self.reading = syntax.SyntaxDocument(syntax.view_text(self.doc.text, tab), self.lang)
             if self.doc.lang is not None:
-                self.doc = syntax.SyntaxDocument(self.doc.text, None)
+                self.doc.parse_as(None)
 
     def follow(self, rng: tuple[int, int, int, int], lines_before: int) -> None:
         """Carry one change the document took (``rng``, when it had ``lines_before`` lines) into the view: the
@@ -557,8 +557,8 @@ class Engine:
         text = scrub(text)
         if len(text) > MAX_DOCUMENT_CHARS:  # see _fit
             s = Session(uri, version, None, syntax.SyntaxDocument(text, None), big_lang=lang)
-        else:  # a document with "\r" breaks or tab indentation may be parsed as its view only (sync_view)
-            s = Session(uri, version, lang, syntax.SyntaxDocument(text, None if "\r" in text or "\n\t" in text else lang))
+        else:  # parsed by sync_view: as the document, or (a "\r" break, tab indentation) as its view only
+            s = Session(uri, version, lang, syntax.SyntaxDocument(text, None))
         s.text_lang = None if lang is not None else syntax.text_language(language_id, uri)
         s.page = syntax.page_kind(language_id, uri) if lang is None else None
         s.sync_view()
@@ -715,10 +715,10 @@ class Engine:
         n = len(s.doc.text)
         if s.lang is not None and n > MAX_DOCUMENT_CHARS:
             s.big_lang, s.lang = s.lang, None
-            s.doc = syntax.SyntaxDocument(s.doc.text, None)
+            s.doc.parse_as(None)
         elif s.big_lang is not None and n < 0.9 * MAX_DOCUMENT_CHARS:
             s.lang, s.big_lang = s.big_lang, None
-            s.doc = syntax.SyntaxDocument(s.doc.text, s.lang)
+            s.doc.parse_as(s.lang)
 
     def change(self, uri: str, version: int, changes: list[tuple[tuple[int, int, int, int] | None, str]]) -> None:
         """Apply LSP content changes: ((start_line, start_col16, end_line, end_col16) | None for full, text)."""
@@ -737,7 +737,7 @@ class Engine:
                     a, b = s.doc.offset_at(rng[0], rng[1]), s.doc.offset_at(rng[2], rng[3])
                     if len(s.doc.text) - abs(b - a) + len(text) > MAX_DOCUMENT_CHARS:
                         s.big_lang, s.lang = s.lang, None
-                        s.doc = syntax.SyntaxDocument(s.doc.text, None)
+                        s.doc.parse_as(None)
                 lines_before = s.doc.line_count
                 s.doc.apply_change(*rng, text)
                 s.follow(rng, lines_before)

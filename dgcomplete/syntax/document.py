@@ -309,6 +309,13 @@ class SyntaxDocument:
         self._tree = parse(self._data, self.lang)
         self._edited = False
 
+    def parse_as(self, lang: str | None) -> None:
+        """Read the same text as ``lang`` (None: no tree): a fresh parse, the encoded text and line starts kept (a
+        document whose tree goes to its view, or comes back from it; one over the size bound)."""
+        self.lang = lang if is_supported(lang) else None
+        self._tree = parse(self._data, self.lang)
+        self._edited = False
+
     def update(self, text: str) -> None:
         """Become ``text`` by the one change :func:`changed_span` finds: the tree edited and reparsed
         incrementally, as for a keystroke (a document kept as a derived copy, like a page's script)."""
