@@ -368,9 +368,11 @@ def tab_unit(text: str) -> int:
 def tab_lines(text: str, unit: int) -> str:
     """``text`` indented with tabs: each line's leading spaces become one tab per ``unit``, the rest stay spaces
     (what an editor set to indent with tabs writes; a JSDoc ``*`` keeps its space)."""
-    def one(line: str) -> str:
+    from dgcomplete.syntax.document import tab_indent
+
+    def one(line: str) -> str:  # the leading spaces only: a line that starts with a tab stays as it is
         n = len(line) - len(line.lstrip(" "))
-        return "\t" * (n // unit) + " " * (n % unit) + line[n:]
+        return tab_indent(line[:n], unit) + line[n:]
     return "\n".join(one(line) for line in text.split("\n"))
 
 

@@ -1249,7 +1249,7 @@ async def repaired(rw, uri: str, text: str, lang: str | None, lines: tuple[int, 
 
 
 @shared_loop
-async def test_a_tab_indented_document_is_repaired_and_filled_with_tabs(rw):
+async def test_a_tab_indented_document_is_repaired_with_tabs(rw):
     """Python indented with tabs is read through a view indented with spaces (the model learned Python so); the
     edits come back in the document's columns and its tabs: the lost ``:`` where it was lost, a line indented
     too little by a tab, two spaces where the file has tabs written again from the line's start (test_engine: a
