@@ -158,6 +158,17 @@ def shown_text(doc: str, cursor: int, item: Any) -> tuple[str, int, int, str]:
     return text, start, end, insert
 
 
+def line_after(doc: str, cursor: int, item: Any) -> str:
+    """The cursor's line right of the cursor once ``item`` is taken (its first line): what it shows, then what is
+    left right of its range (the closers an auto-closing editor put there that it does not write itself; nothing
+    at the end of a line)."""
+    text, _, end, _ = shown_text(doc, cursor, item)
+    if "\n" in text:
+        return text.split("\n", 1)[0]
+    eol = doc.find("\n", end)
+    return text + doc[end : len(doc) if eol < 0 else eol].rstrip("\r")
+
+
 # ---- baselines (no daemon) ----------------------------------------------------------------------------------
 def _line_parts(doc: str, cursor: int) -> tuple[str, str, list[str]]:
     """(indentation, typed content, the lines above) of the cursor's line."""
@@ -277,10 +288,10 @@ def score_request(rec: dict[str, Any], items: list[Any], last: dict[str, Any], d
         rec.update(word)
     elif items:
         text, start, end, insert = shown_text(doc, cursor, items[0])
-        rec.update(shown=True, text=text, exact=first_line(text) == first_line(expected),
+        rec.update(shown=True, text=text, exact=first_line(line_after(doc, cursor, items[0])) == first_line(expected),
                    parses=parses_after(doc if parse_doc is None else parse_doc, lang, start, end, insert),
                    items=len(items),
-                   any_exact=any(first_line(shown_text(doc, cursor, it)[0]) == first_line(expected) for it in items))
+                   any_exact=any(first_line(line_after(doc, cursor, it)) == first_line(expected) for it in items))
     conf = last.get("confidence")
     rec["confidence"] = float(conf) if isinstance(conf, (int, float)) else None
     rec["source"] = last.get("source") if isinstance(last.get("source"), str) else None

@@ -300,12 +300,13 @@ def family(lang_id: str) -> str:
 
 # ---- the derived texts the harness uses ---------------------------------------------------------------------
 def case_document(files: dict[str, dict[str, Any]], case: dict[str, Any]) -> tuple[str, int]:
-    """(document text, cursor offset) of a case: the file up to the cursor, the rest of that line dropped."""
+    """(document text, cursor offset) of a case: the file up to the cursor, the rest of that line dropped (but for the
+    closers an auto-closing editor put there, :func:`with_autoclose`)."""
     text = files[case["file"]]["text"]
     off = case["offset"]
     eol = text.find("\n", off)
     eol = len(text) if eol < 0 else eol - (eol > off and text[eol - 1] == "\r")  # a CRLF file keeps its "\r"
-    return text[:off] + text[eol:], off
+    return text[:off] + case.get("right", "") + text[eol:], off
 
 
 def other_text(files: dict[str, dict[str, Any]], fid: str, max_chars: int = OTHERS_MAX_CHARS) -> str:
@@ -405,6 +406,74 @@ VUE_HEAD = '<template>\n  <div class="panel">\n    <h2>{{ title }}</h2>\n  </div
 VUE_TAIL = "\n</script>\n\n<style scoped>\n.panel {\n  padding: 8px;\n}\n</style>\n"
 
 
+# VS Code's defaults (editor.autoClosingBrackets / autoClosingQuotes "languageDefined", autoClosingOvertype "auto";
+# nvim-autopairs does much the same): an opener typed before one of these, or at the end of the line, gets its
+# closer; a quote too, unless it follows a word character or the cursor is in a string or a comment; a closer or
+# quote typed where the editor put that same character is typed over.
+OPENERS = {"(": ")", "[": "]", "{": "}"}
+CLOSERS = frozenset(OPENERS.values())
+AUTO_CLOSE_BEFORE = frozenset(";:.,=}])> \t\n")
+QUOTES = "\"'`"
+
+
+def _in_string_or_comment(line: str) -> bool:
+    """Whether the end of ``line`` (a line's text left of the cursor) is inside a string or a line comment."""
+    quote, i = "", 0
+    while i < len(line):
+        ch = line[i]
+        if quote:
+            if ch == "\\":
+                i += 1
+            elif ch == quote:
+                quote = ""
+        elif ch in QUOTES:
+            quote = ch
+        elif ch == "#" or line.startswith("//", i):
+            return True
+        i += 1
+    return bool(quote)
+
+
+def auto_closed(text: str, cursor: int, c: str) -> tuple[int, int, str, int]:
+    """The edit (start, end, text) and the cursor after it when ``c`` is typed at ``cursor`` in an editor that
+    auto-closes. Everything right of the cursor on the typed line is what the editor closed (a whole-line case
+    starts with nothing there), so a character equal to the next one is typed over (start == end, text "")."""
+    ls = text.rfind("\n", 0, cursor) + 1
+    nxt = text[cursor] if cursor < len(text) else "\n"
+    left = text[ls:cursor]
+    if nxt != "\n" and c == nxt and (c in CLOSERS or c in QUOTES):
+        return cursor, cursor, "", cursor + 1
+    before_ok = nxt in AUTO_CLOSE_BEFORE
+    if c in OPENERS and before_ok:
+        return cursor, cursor, c + OPENERS[c], cursor + 1
+    if (c in QUOTES and before_ok and not (left[-1:].isalnum() or left[-1:] == "_")
+            and not _in_string_or_comment(left)):
+        return cursor, cursor, c + c, cursor + 1
+    return cursor, cursor, c, cursor + 1
+
+
+def editor_right(typed: str) -> str:
+    """What an auto-closing editor leaves right of the cursor once ``typed`` (a line's start) is typed into an
+    empty line: the closers it put there and the typist has not typed over yet."""
+    text, cursor = "", 0
+    for c in typed:
+        start, end, s, cursor = auto_closed(text, cursor, c)
+        text = text[:start] + s + text[end:]
+    return text[cursor:]
+
+
+def with_autoclose(data: dict[str, Any]) -> dict[str, Any]:
+    """The split as an editor that auto-closes brackets and quotes sends it (VS Code's default, Neovim with an
+    autopairs plugin): right of a mid-line case's cursor, the closers its typed part left there (``right``, which
+    :func:`case_document` puts in; ``--autoclose``). A whole-line case has nothing typed, so nothing there."""
+    cases = []
+    for c in data["cases"]:
+        text = data["files"][c["file"]]["text"]
+        right = editor_right(text[text.rfind("\n", 0, c["offset"]) + 1 : c["offset"]].lstrip(" \t"))
+        cases.append({**c, "right": right} if right and c["kind"] == "mid_line" else c)
+    return {**data, "cases": cases, "autoclose": True}
+
+
 def with_vue(data: dict[str, Any]) -> dict[str, Any]:
     """The split's JavaScript and TypeScript cases as a Vue project sends them: each case's file the ``<script>``
     (``lang="ts"`` for TypeScript) of a single-file component, between a template and a style, sent as ``vue``
@@ -452,12 +521,15 @@ def add_sending_args(ap: Any) -> None:
                     help="the JavaScript and TypeScript cases each the script of a Vue single-file component")
     ap.add_argument("--markdown", action="store_true",
                     help="each case's file a fenced code block of a Markdown file")
+    ap.add_argument("--autoclose", action="store_true",
+                    help="as an editor that auto-closes brackets and quotes sends them: the closers typed lines leave "
+                    "right of the cursor (VS Code's defaults)")
 
 
 def as_sent(data: dict[str, Any], a: Any) -> dict[str, Any]:
     """The split as :func:`add_sending_args`' flags ``a`` send it."""
     for flag, how in (("as_text", as_text), ("crlf", with_crlf), ("tabs", with_tabs), ("vue", with_vue),
-                      ("markdown", with_markdown)):
+                      ("markdown", with_markdown), ("autoclose", with_autoclose)):
         data = how(data) if getattr(a, flag) else data
     return data
 
@@ -466,7 +538,8 @@ def sending(a: Any) -> dict[str, Any]:
     """How the files were sent, for a report's settings."""
     return {"line_breaks": "crlf" if a.crlf else "lf", "indent": "tabs" if a.tabs else "as written",
             "embedded": "the script of a Vue component" if a.vue else
-            "a fenced block of a Markdown file" if a.markdown else None}
+            "a fenced block of a Markdown file" if a.markdown else None,
+            **({"closers": "auto-closed by the editor"} if getattr(a, "autoclose", False) else {})}
 
 
 def real_language(lang_id: str) -> str:

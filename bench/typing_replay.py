@@ -73,6 +73,7 @@ from .heldout import (
     SPLITS,
     add_sending_args,
     as_sent,
+    auto_closed,
     case_document,
     family,
     load,
@@ -153,18 +154,62 @@ class Typist:
         self.d, self.uri, self.text, self.cursor, self.version = daemon, uri, text, cursor, 1
 
     def insert(self, s: str) -> None:
-        pos = pos_at(self.text, self.cursor)
-        self.text = self.text[: self.cursor] + s + self.text[self.cursor:]
-        self.cursor += len(s)
+        self.replace(self.cursor, self.cursor, s, self.cursor + len(s))
+
+    def replace(self, start: int, end: int, s: str, cursor: int) -> None:
+        """An edit of the document (one ranged ``didChange``) that leaves the cursor at ``cursor``."""
+        a, b = pos_at(self.text, start), pos_at(self.text, end)
+        self.text = self.text[:start] + s + self.text[end:]
+        self.cursor = cursor
         self.version += 1
         self.d.client.text_document_did_change(lsp.DidChangeTextDocumentParams(
             text_document=lsp.VersionedTextDocumentIdentifier(uri=self.uri, version=self.version),
-            content_changes=[lsp.TextDocumentContentChangePartial(range=lsp.Range(start=pos, end=pos), text=s)]))
+            content_changes=[lsp.TextDocumentContentChangePartial(range=lsp.Range(start=a, end=b), text=s)]))
+
+    def type_char(self, c: str) -> None:
+        """One character typed as an editor that auto-closes brackets and quotes takes it (:func:`auto_closed`)."""
+        start, end, s, cursor = auto_closed(self.text, self.cursor, c)
+        if (start, end, s) == (self.cursor, self.cursor, ""):
+            self.cursor = cursor  # typed over a closer the editor put there: only the cursor moves
+        else:
+            self.replace(start, end, s, cursor)
 
     async def ask(self) -> tuple[str, float, str]:
         """The shown text after the cursor ("" when nothing), the request's ms, and an error if any."""
+        shown, ms, err, _ = await self.ask_edit()
+        return shown, ms, err
+
+    async def ask_edit(self) -> tuple[str, float, str, tuple[int, int, str] | None]:
+        """:meth:`ask`, with the first item's edit (start, end, text) as Tab would apply it (None when nothing)."""
         items, ms, err = await ask_inline(self.d.client, self.uri, self.text, self.cursor)
-        return (shown_text(self.text, self.cursor, items[0])[0] if items else ""), ms, err
+        if not items:
+            return "", ms, err, None
+        shown, start, end, insert = shown_text(self.text, self.cursor, items[0])
+        return shown, ms, err, (start, end, insert)
+
+
+def judge_edit(text: str, cursor: int, edit: tuple[int, int, str], want: str) -> str | None:
+    """:func:`judge` where the editor auto-closes: what Tab's edit leaves of the cursor's line, against ``want``
+    (the whole line as it will stand). ``"complete"``: the line is ``want``; ``"part"``: one line, the text left of
+    the new cursor a proper prefix of ``want``; else ``"wrong"``."""
+    start, end, insert = edit
+    ls = text.rfind("\n", 0, cursor) + 1
+    eol = text.find("\n", cursor)
+    eol = len(text) if eol < 0 else eol
+    if not insert[cursor - start:].strip() if start <= cursor else not insert.strip():
+        return None
+    if start < ls or end > eol:
+        return "wrong"
+    right = text[end:eol]
+    if "\n" in insert:
+        first = text[ls:start] + insert.split("\n", 1)[0]
+        return "complete" if first.rstrip() == want.rstrip() and not right.strip() else "wrong"
+    left = text[ls:start] + insert
+    if (left + right).rstrip() == want.rstrip():
+        return "complete"
+    if cursor - ls < len(left) < len(want.rstrip()) and want.startswith(left):
+        return "part"  # the closers right of it are the editor's: typed over, or deleted where the line ends
+    return "wrong"
 
 
 def block_of(text: str, off: int, size: int) -> list[tuple[str, str]]:
@@ -196,7 +241,8 @@ def block_document(files: dict[str, dict[str, Any]], case: dict[str, Any],
 
 
 async def type_line(daemon: OptionsDaemon, data: dict[str, Any], case: dict[str, Any],
-                    observe: bool = False, words: bool = False, block: int = 1) -> list[dict[str, Any]]:
+                    observe: bool = False, words: bool = False, block: int = 1,
+                    autoclose: bool = False) -> list[dict[str, Any]]:
     """Open the case, type its line with suggestions, close; one record a typed line.  ``observe``: accept nothing,
     type every character and keep every suggestion with its confidence (run with ``minConfidence`` 0 for
     :func:`simulate`).  ``words``: the typist also takes the right leading words of a wrong suggestion
@@ -204,7 +250,8 @@ async def type_line(daemon: OptionsDaemon, data: dict[str, Any], case: dict[str,
     written, not a line being re-typed: the case's line and up to ``block`` - 1 lines after it in its block are
     taken out (:func:`block_document`) and written one after another, Enter putting the next line's indentation
     (not counted, as the line's indentation is not); a suggestion whose first line is the rest of the line and
-    whose further lines are the next lines to write completes those too (they cost no keystroke)."""
+    whose further lines are the next lines to write completes those too (they cost no keystroke). ``autoclose``:
+    typed in an editor that auto-closes brackets and quotes (:func:`_type_autoclosed`)."""
     files = data["files"]
     if block > 1:
         doc, cursor, lines = block_document(files, case, block)
@@ -232,7 +279,8 @@ async def type_line(daemon: OptionsDaemon, data: dict[str, Any], case: dict[str,
                 continue
             if j:
                 t.insert("\n" + indent)  # Enter: the editor indents the new line
-            res = await _type_one(daemon, t, line, after, observe, words, block > 1)
+            res = (await _type_autoclosed(daemon, t, line, observe) if autoclose
+                   else await _type_one(daemon, t, line, after, observe, words, block > 1))
             covered = res.pop("covers")
             recs.append({**rec, **res})
     finally:
@@ -285,6 +333,58 @@ async def _type_one(daemon: OptionsDaemon, t: Typist, line: str, after: str, obs
         done += 1
     return {"requests": len(ms), **outcome(len(ms) + presses_more, accepts, wrong), "bad_extra_lines": bad_extra,
             "ms": [round(x, 1) for x in ms], "seen": seen, "errors": errors[:3], "covers": covers}
+
+
+async def _type_autoclosed(daemon: OptionsDaemon, t: Typist, line: str, observe: bool) -> dict[str, Any]:
+    """:func:`_type_one` in an editor that auto-closes brackets and quotes (:func:`auto_closed`): suggestions are
+    judged by the line Tab's edit leaves (:func:`judge_edit`), and closers left over where the line ends (its last
+    bracket opens lines below) are deleted, Shift+End and Delete, two keystrokes."""
+    ls = t.text.rfind("\n", 0, t.cursor) + 1
+    indent = t.text[ls:t.cursor]
+    want = indent + line
+    presses_more = 0
+    accepts: list[dict[str, Any]] = []
+    wrong = WrongReads()
+    errors: list[str] = []
+    ms: list[float] = []
+    seen: list[dict[str, Any]] = []
+    while (done := t.cursor - ls - len(indent)) < len(line):
+        shown, took, err, edit = await t.ask_edit()
+        ms.append(took)
+        if err:
+            errors.append(err)
+        verdict = judge_edit(t.text, t.cursor, edit, want) if edit else None
+        source = None
+        if verdict is not None or observe:
+            last = (await daemon.stats()).get("last") or {}
+            source = last.get("source")
+            seen.append({"at": done, "shown": shown[:200], "verdict": verdict, "source": source,
+                         "confidence": last.get("confidence"), "elsewhere": last.get("elsewhere")})
+        if verdict in ("complete", "part") and edit and not observe:
+            start, end, insert = edit
+            if verdict == "complete":
+                insert = insert.split("\n", 1)[0]
+                eol = t.text.find("\n", t.cursor)
+                end = max(end, len(t.text) if eol < 0 else eol)  # the line as it stands with the suggestion
+                insert = (insert + t.text[edit[1]:end]).rstrip()
+            accepts.append({"at": done, "chars": start + len(insert) - t.cursor, "verdict": verdict,
+                            "source": source})
+            t.replace(start, end, insert, start + len(insert))
+            if verdict == "complete":
+                break
+            continue
+        if verdict == "wrong" and edit:
+            start, end, insert = edit
+            eol = t.text.find("\n", t.cursor)
+            wrong.see(t.text[ls:start], insert + t.text[end:len(t.text) if eol < 0 else eol], source)
+        t.type_char(line[done])
+    eol = t.text.find("\n", t.cursor)
+    eol = len(t.text) if eol < 0 else eol
+    if t.text[ls:eol] != want:  # closers the line's own brackets leave open: Shift+End, Delete
+        presses_more += 2
+        t.replace(ls, eol, want, ls + len(want))
+    return {"requests": len(ms), **outcome(len(ms) + presses_more, accepts, wrong), "bad_extra_lines": 0,
+            "ms": [round(x, 1) for x in ms], "seen": seen, "errors": errors[:3], "covers": 0}
 
 
 _WORD_PRESS = re.compile(r"[^\w$]*[\w$]+|[^\w$]+")  # what one accept-next-word takes: other characters, then a name
@@ -457,7 +557,7 @@ def compare(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> dict[str, Any]:
 
 async def run(model: Path, data: dict[str, Any], cases: list[dict[str, Any]], options: dict[str, Any],
               threads: int | None, log: Any = None, observe: bool = False,
-              words: bool = False, block: int = 1) -> list[dict[str, Any]]:
+              words: bool = False, block: int = 1, autoclose: bool = False) -> list[dict[str, Any]]:
     d = OptionsDaemon(model, options=options, threads=threads, log_dir=Path(tempfile.mkdtemp(prefix="dgtyping-")))
     await d.start()
     recs = []
@@ -465,7 +565,7 @@ async def run(model: Path, data: dict[str, Any], cases: list[dict[str, Any]], op
         if cases:  # one warm-up line, not counted (the first request pays for the model's first pass)
             await type_line(d, data, {**cases[0], "id": cases[0]["id"] + "-warmup"})
         for i, case in enumerate(cases):
-            recs.extend(await type_line(d, data, case, observe, words, block))
+            recs.extend(await type_line(d, data, case, observe, words, block, autoclose))
             if log and (i + 1) % 25 == 0:
                 m = metrics(recs)
                 log(f"bench.typing_replay: {i + 1}/{len(cases)} lines, saved {m['saved']}, "
@@ -506,6 +606,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                "b": display_path(a.compare[1]), **compare(*dumps)}
         emit(res, a.out)
         return res
+    if a.autoclose and (a.block > 1 or a.words or a.sweep):
+        sys.exit("bench.typing_replay: --autoclose types single lines, taking whole suggestions or parts")
     if (a.crlf or a.tabs) and a.block > 1:
         sys.exit("bench.typing_replay: --crlf and --tabs type single lines (a --block writes its lines as read)")
     data = as_sent(load(a.split, Path(a.data)), a)
@@ -537,7 +639,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     options = parse_sets(a.set)
     t = Timer()
     recs = asyncio.run(run(model, data, cases, options, a.threads, log=lambda s: print(s, file=sys.stderr),
-                           observe=a.observe, words=a.words, block=a.block))
+                           observe=a.observe, words=a.words, block=a.block, autoclose=a.autoclose))
     if a.dump:
         write_jsonl(a.dump, recs)
     res = {

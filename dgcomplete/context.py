@@ -351,12 +351,13 @@ class ContextIndex:
     # ---- drafts ---------------------------------------------------------------------------------------------
     def drafts(self, uri: str, lang: str | None, text: str, offset: int, *, limit: int = 3,
                document: bool = True, workspace: bool = True, match: bool = False,
-               before: bool = False) -> list[Draft]:
+               before: bool = False, own_line: str | None = None) -> list[Draft]:
         """Up to ``limit`` distinct drafts for the cursor at ``offset`` of ``text``, best first.
 
         ``document``: drafts from the cursor's own document; ``workspace``: from other open documents of
         ``lang`` (at most MAX_DOCS_QUERIED of them); ``match``, ``before``: the ``match`` and ``predecessor``
-        sources too (the engine asks for them on Invoked requests).
+        sources too (the engine asks for them on Invoked requests). ``own_line``: the cursor's line as the index
+        holds it, where ``text`` reads it otherwise (without the closers the editor put right of the cursor).
         """
         ls = text.rfind("\n", 0, offset) + 1
         line_prefix = text[ls:offset]
@@ -400,6 +401,8 @@ class ContextIndex:
         cur_end = text.find("\n", offset)
         cur_end = len(text) if cur_end < 0 else cur_end
         around, c = _around(text, ls, cur_end)
+        if own_line is not None:
+            around[c] = own_line
         own = Counter((_key(around[i]), _key(around[j])) for i in range(c + 1)
                       if _key(around[i]) and (j := _next_line(around, i)) >= c)
         if prev:

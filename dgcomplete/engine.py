@@ -217,6 +217,18 @@ class Completion:
 
 
 _CLOSING_ONLY = frozenset(")]};,")
+_PUNCT_RIGHT = frozenset(")]}\"'`>;,")
+
+
+def _writes_over(text: str, offset: int, cand: str) -> int:
+    """Where the rest of the line is other punctuation than :func:`syntax.editor_closers` reads (``);`` of a call
+    being edited): the characters of it a one-line suggestion ending with them writes over (all of it), else 0."""
+    eol = text.find("\n", offset)
+    rest = text[offset : len(text) if eol < 0 else eol]
+    closers = rest.strip()
+    if closers and all(ch in _PUNCT_RIGHT for ch in closers) and "\n" not in cand and cand.rstrip().endswith(closers):
+        return len(rest.rstrip())
+    return 0
 
 
 def _completed_line(line_prefix: str, cand: str) -> str:
@@ -798,15 +810,27 @@ class Engine:
 
         Worked out on the document as :meth:`Session.read_at` reads it (its lines broken with "\\n", leading tabs as
         spaces where the model learned spaces, a page's script alone); the items come back in the document's
-        offsets, with its own line break and indentation."""
+        offsets, with its own line break and indentation. Where the editor auto-closed what the typed part of the
+        line opened (``foo(`` + ``)``: :func:`syntax.editor_closers`), the line is read without those closers, as
+        the line it will be, and each item writes over the ones it writes itself (``Candidate.replaces``): typing
+        the dev split's lines in an editor that auto-closes, the model saw ``)`` where the line goes on and the
+        retrieved lines that close the call did not parse before it (bench/results/autoclose_ab.json)."""
         s = self.session(uri)
         offset = max(0, min(offset, len(s.doc.text)))
         r = s.read_at(offset)
-        comp = await self._complete(s, r, r.to_view(offset), n=n, max_lines=max_lines, seed=seed, cancel=cancel,
+        at = r.to_view(offset)
+        closers = syntax.editor_closers(r.view.text, at, r.lang) if len(r.view.text) <= MAX_DOCUMENT_CHARS else ""
+        if closers:  # read the line as it will be written; each item writes over the closers it writes itself
+            r = dataclasses.replace(r, view=r.view.edited_copy(at, at + len(closers), ""))
+        comp = await self._complete(s, r, at, n=n, max_lines=max_lines, seed=seed, cancel=cancel,
                                     single_line=single_line)
-        if r.view is s.doc:
-            return comp
-        items = [dataclasses.replace(c, text=r.in_document(c.text, offset)) for c in comp.items]
+        if closers:
+            comp.stats["editor_closers"] = len(closers)
+        typed = r.view.text[r.view.text.rfind("\n", 0, at) + 1 : at]
+        items = [dataclasses.replace(c, text=r.in_document(c.text, offset),
+                                     replaces=syntax.closed_by(typed, c.text, closers, r.lang) if closers
+                                     else _writes_over(r.view.text, at, c.text))
+                 for c in comp.items]
         return dataclasses.replace(comp, items=items, start=r.from_view(comp.start), offset=offset)
 
     async def _complete(self, s: Session, r: syntax.Reading, offset: int, *, n: int,
@@ -829,7 +853,8 @@ class Engine:
             return Completion([], offset, offset, version, plan, {"plan": plan.kind.value}, reason=plan.reason)
         prefix = text[:offset]
         through = s.warm.rest(prefix) if s.warm is not None else None  # typing through what was shown
-        drafts = self._drafts(s, text, offset, lang, invoked=n > 1, through=through)
+        own_line = r.doc.line_text(r.line + view.position_line(offset))  # the cursor's line as retrieval indexed it
+        drafts = self._drafts(s, text, offset, lang, invoked=n > 1, through=through, own_line=own_line)
         if seed is None:  # unset: the clock's, so asking again may give other alternatives; the stats say which
             seed = self.settings.seed if self.settings.seed is not None else time.time_ns() % 2**31
         req = self._request(text, offset, plan, s, lang, drafts, n, seed, version, remote=self.remote is not None)
@@ -943,9 +968,10 @@ class Engine:
         return rest
 
     def _drafts(self, s: Session, text: str, offset: int, lang: str | None, invoked: bool = False,
-                through: str | None = None) -> list[Candidate]:
+                through: str | None = None, own_line: str | None = None) -> list[Candidate]:
         """Retrieved lines for the model to score beside its samples (the enabled sources only), and ``through``,
-        the rest of the shown suggestion the user is typing through, if any.
+        the rest of the shown suggestion the user is typing through, if any; ``own_line``: the cursor's line as the
+        retrieval index holds it (:meth:`ContextIndex.drafts`).
 
         ``match`` and ``predecessor`` drafts only when Invoked: they add right items there, but as you type a gate
         refitted with ``match`` showed about as many right suggestions on the dev splits and fewer on test
@@ -956,7 +982,8 @@ class Engine:
             return []
         self.context.touch(s.uri)
         found = self.context.drafts(s.uri, lang or s.retrieval_lang, text, offset, limit=3, document="document" in sources,
-                                    workspace="workspace" in sources, match=invoked, before=invoked)
+                                    workspace="workspace" in sources, match=invoked, before=invoked,
+                                    own_line=own_line)
         out = [Candidate(d.text, source=d.source, features={"strength": d.strength, "here": float(d.here)})
                for d in found]
         # typing through a shown suggestion: its rest stays a candidate, with the confidence it was shown with

@@ -30,11 +30,10 @@ from .protocol import BoundedInput, OpenDocuments, Protocol, strict_converter
 from .settings import RESTART, Settings
 from .syntax.document import changed_span
 from .syntax.languages import key_extension
-from .types import CancelToken
+from .types import CancelToken, Candidate
 
 log = logging.getLogger("dgcomplete.server")
 
-CLOSERS = ")]}\"'`>;,"
 ACCEPT_COMMAND = "dgcomplete.accept"
 STATS_COMMAND = "dgcomplete.stats"
 
@@ -519,22 +518,13 @@ def _position(v: View, offset: int) -> lsp.Position:
     return lsp.Position(line=line, character=col)
 
 
-def _items_range(v: View, comp: Completion, cand: str) -> tuple[lsp.Range, str]:
-    """A same-line range from the typed word's start to the cursor, extended over auto-inserted closers."""
+def _items_range(v: View, comp: Completion, cand: Candidate) -> tuple[lsp.Range, str]:
+    """A same-line range from the typed word's start to the cursor, and over the closers the item writes itself
+    (``Candidate.replaces``: those the editor auto-inserted right of the cursor)."""
     text = v.session.doc.text
     start, offset = comp.start, comp.offset
-    line_end = text.find("\n", offset)
-    rest = text[offset : len(text) if line_end == -1 else line_end]
-    end = offset
-    typed = text[start:offset]
-    insert = typed + cand
-    first_line = insert.split("\n", 1)[0]
-    closers = rest.strip()
-    if closers and all(ch in CLOSERS for ch in closers) and "\n" not in cand:
-        # the editor auto-inserted these: replace them when the suggestion ends with them
-        if first_line.rstrip().endswith(closers):
-            end = offset + len(rest.rstrip())
-    return lsp.Range(start=_position(v, start), end=_position(v, end)), insert
+    end = offset + cand.replaces
+    return lsp.Range(start=_position(v, start), end=_position(v, end)), text[start:offset] + cand.text
 
 
 async def _complete(ls: DgServer, uri: str, pos: lsp.Position, *,
@@ -587,7 +577,7 @@ async def ls_inline(ls: DgServer, params: lsp.InlineCompletionParams) -> lsp.Inl
     sel = params.context.selected_completion_info
     items = []
     for cand in comp.items[: 3 if invoked else 1]:
-        rng, insert = _items_range(v, comp, cand.text)
+        rng, insert = _items_range(v, comp, cand)
         if sel is not None:
             # the item must extend the selected completion and use its range
             typed = text[v.offset(sel.range.start.line, sel.range.start.character) : comp.offset]
@@ -611,7 +601,7 @@ async def ls_completion(ls: DgServer, params: lsp.CompletionParams) -> lsp.Compl
         raise JsonRpcInvalidParams(str(e)) from e
     if comp is None or not comp.items or v is None:
         return lsp.CompletionList(is_incomplete=True, items=[])
-    rng, insert = _items_range(v, comp, comp.items[0].text)
+    rng, insert = _items_range(v, comp, comp.items[0])
     word = word_before(v.session.doc.text, comp.start)
     if word is not None:  # the item begins where the typed word begins (see completion_item)
         rng = lsp.Range(start=_position(v, word.start()), end=rng.end)

@@ -68,6 +68,7 @@ class Candidate:
     source: str = "diffusion"  # diffusion | causal | successor | shape | predecessor | prefix | match | warm (the rest of a shown suggestion)
     features: dict[str, float] = field(default_factory=dict)  # the scorer's view (see local.score)
     confidence: float | None = None  # the gate's estimate that the first line is exactly right
+    replaces: int = 0  # characters right of the cursor it writes over (closers the editor put there that it writes)
 
 
 @dataclass

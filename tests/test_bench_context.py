@@ -148,6 +148,26 @@ def test_scoring_rules():
     assert context.verbatim_above(doc, cursor, "urn y")
 
 
+def test_autoclose_sends_the_closers_a_typed_part_leaves_and_scores_the_line_tab_leaves():
+    """``--autoclose``: right of a mid-line case's cursor, the closers an auto-closing editor left while its typed part
+    was typed; a request is right when the line, once its item is taken, is the expected one."""
+    text = "def f(a, b):\n    return g(a, [b])\n"
+    files = {"m.py": {"text": text, "lang": "python", "package": "p"}}
+    mid = {"id": "c0", "file": "m.py", "offset": text.index("[b]") + 1, "kind": "mid_line", "expected": "b])"}
+    whole = {"id": "c1", "file": "m.py", "offset": text.index("return"), "kind": "whole_line",
+             "expected": "return g(a, [b])"}
+    sent = heldout.with_autoclose({"files": files, "cases": [mid, whole]})
+    assert [c.get("right") for c in sent["cases"]] == ["])", None]
+    doc, cursor = heldout.case_document(files, sent["cases"][0])
+    assert doc[doc.rfind("\n", 0, cursor) + 1 : doc.find("\n", cursor)] == "    return g(a, [])" and doc[cursor] == "]"
+    at = pos_at(doc, cursor)
+    over = lsp.InlineCompletionItem(insert_text="b])", range=lsp.Range(start=at, end=pos_at(doc, cursor + 2)))
+    before = lsp.InlineCompletionItem(insert_text="b", range=lsp.Range(start=at, end=at))
+    doubled = lsp.InlineCompletionItem(insert_text="b])", range=lsp.Range(start=at, end=at))
+    assert [context.line_after(doc, cursor, it) for it in (over, before, doubled)] == ["b])", "b])", "b])])"]
+    assert heldout.case_document(files, sent["cases"][1]) == heldout.case_document(files, whole)
+
+
 def test_gate_curve():
     recs = [{"shown": True, "confidence": c, "exact": e} for c, e in [(0.9, True), (0.8, True), (0.5, False),
                                                                        (0.5, True), (0.2, False)]]

@@ -14,6 +14,7 @@ from bench.typing_replay import (
     block_of,
     extra_lines_right,
     judge,
+    judge_edit,
     metrics,
     next_words,
     simulate,
@@ -33,6 +34,43 @@ def test_a_typist_reads_a_suggestion_as_the_rest_of_the_line_a_part_of_it_or_wro
     assert judge("return y", "return x") == "wrong"
     assert judge("return x + 1", "return x") == "wrong"  # longer than the line
     assert judge(" str:", " str:") == "complete" and judge("str:", " str:") == "wrong"  # leading blanks count
+
+
+def test_an_auto_closing_editor_puts_closers_and_types_over_them():
+    """``--autoclose`` types as VS Code does by default: an opener before a blank, a closer or the line's end gets its
+    closer, a quote too unless it follows a word or the cursor is in a string or comment, and a closer or quote typed
+    where the editor put that character is typed over. Typing a line whole leaves it as written, but for the
+    closers of brackets it leaves open (the typist deletes them)."""
+    def typed(line: str) -> tuple[str, str]:
+        text, cursor = "", 0
+        for c in line:
+            start, end, s, cursor = heldout.auto_closed(text, cursor, c)
+            text = text[:start] + s + text[end:]
+        return text[:cursor], text[cursor:]
+
+    assert heldout.auto_closed("", 0, "(") == (0, 0, "()", 1)
+    assert heldout.auto_closed("f()", 2, ")") == (2, 2, "", 3)  # typed over
+    assert heldout.auto_closed("ab", 2, "(") == (2, 2, "()", 3)
+    assert heldout.auto_closed("ab", 1, "(") == (1, 1, "(", 2)  # before a word: no closer
+    assert heldout.auto_closed("don", 3, "'") == (3, 3, "'", 4)  # after a word: no closing quote
+    assert typed('print("a (b)", x[0])') == ('print("a (b)", x[0])', "")
+    assert typed("if (a && f(b") == ("if (a && f(b", "))")
+    assert typed("x = {'k': [1,") == ("x = {'k': [1,", "]}")
+    assert typed("# it's (") == ("# it's (", ")")  # a comment's quote is not closed; brackets are
+    assert heldout.editor_right("foo(bar, ") == ")" and heldout.editor_right("x = 1") == ""
+
+
+def test_an_auto_closed_line_is_judged_by_the_line_tab_leaves():
+    """With the editor's closers right of the cursor, a suggestion is read by the line Tab's edit leaves: one that
+    writes over the closers it writes itself, or goes in before them, is the line or a part of it."""
+    text, cursor, want = "    foo(bar)\n", 11, "    foo(bar, baz)"
+    assert judge_edit(text, cursor, (11, 12, ", baz)"), want) == "complete"  # writes over the `)`
+    assert judge_edit(text, cursor, (11, 11, ", baz"), want) == "complete"  # goes in before it
+    assert judge_edit(text, cursor, (11, 11, ", baz)"), want) == "wrong"  # `))`
+    assert judge_edit(text, cursor, (11, 11, ","), want) == "part"
+    assert judge_edit(text, cursor, (11, 11, ", qux"), want) == "wrong"
+    assert judge_edit(text, cursor, (11, 11, "  "), want) is None
+    assert judge_edit(text, cursor, (7, 11, "(bar, baz"), want) == "complete"  # from the typed word's start
 
 
 def test_the_lines_after_the_first_are_held_against_the_file():

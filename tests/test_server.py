@@ -407,6 +407,35 @@ async def test_a_crlf_document_gets_the_suggestions_of_its_lf_twin():
         await stop_daemon(client)
 
 
+async def test_a_line_with_the_editors_closers_gets_the_suggestions_of_the_line_without_them():
+    """The shipped model as VS Code (or an autopairs plugin) drives it: typing ``(`` puts a ``)`` right of the
+    cursor. The line is read as it will be written, without those closers: the items are those of the same line
+    typed without them (same seed), and each one's range reaches over the closers it writes itself, so accepting
+    it leaves the line its twin gets. Before, the document's own line (``print(a)``) came back as a draft
+    (retrieval's index holds the line with its closers), and a retrieved line that closes the call was spliced
+    before the editor's ``)``: no parse, dropped."""
+    doc = ("def area(w, h):\n    return w * h\n\n\ndef perimeter(w, h):\n    return 2 * (w + h)\n\n\n"
+           "def main():\n    print(area(1, 2))\n    print(perimeter(1, 2))\n    {}\n")
+    client = await start_daemon("--threads", "1", init_options={"seed": 0, "minConfidence": 0})
+    try:
+        for line, typed in (("print(", "a"), ("print(perimeter(", "3")):
+            closers = ")" * line.count("(")
+            at = lsp.Position(11, 4 + len(line))
+            plain = await typed_items(client, "file:///work/plain.py", "python", doc.format(line), at, typed)
+            closed = await typed_items(client, "file:///work/closed.py", "python", doc.format(line + closers), at,
+                                       typed)
+            assert plain, f"the shipped model should complete {line + typed!r}"
+            assert [t for t, _ in closed] == [t for t, _ in plain]
+            for (t, r), (_, rc) in zip(plain, closed, strict=True):
+                assert r.start == rc.start and r.end.character == at.character + len(typed)
+                written = rc.end.character - r.end.character  # the closers the item writes over
+                accepted = line + t + closers[written:]  # the line once the item is taken
+                assert accepted.count("(") == accepted.count(")"), (t, written)
+        assert any(t.endswith("))") for t, _ in closed), "a line closing both calls writes over both closers"
+    finally:
+        await stop_daemon(client)
+
+
 async def test_a_tab_indented_document_gets_the_suggestions_of_its_space_indented_twin():
     """The shipped model on a Python file indented with tabs (as an editor set to indent with tabs writes it),
     typed into one character at a time: it gets the items its twin indented with four spaces gets (same seed),

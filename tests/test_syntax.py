@@ -9,7 +9,9 @@ import pytest
 from dgcomplete.syntax import (
     SUPPORTED,
     SyntaxDocument,
+    closed_by,
     cut_candidate,
+    editor_closers,
     error_char_spans,
     error_count,
     get_parser,
@@ -696,3 +698,50 @@ def test_the_code_blocks_of_a_page_and_their_languages():
         "html", "html", "html", "markdown", None, None]
     assert page_kind(None, "file:///w/App.vue") == "html" and page_kind("web", "file:///w/App.vue") == "html"
     assert page_kind(None, "file:///w/README.md") == "markdown" and page_kind("web", "file:///w/app.ts") is None
+
+
+@pytest.mark.parametrize(("typed", "rest", "lang", "closers"), [
+    ("x = foo(", ")", "python", ")"),
+    ("foo(bar(", "))", "python", "))"),
+    ('print("he', '")', "python", '")'),
+    ("a = 'x", "'", "python", "'"),
+    ("if (a", ")  ", "javascript", ")"),  # spaces after them are not theirs
+    ("x = {", "}", "javascript", "}"),
+    ("# foo(", ")", "python", ""),  # in a comment: not followed
+    ("// foo(", ")", "go", ""),
+    ("x(", ");", "javascript", ""),  # other text right of the cursor
+    ("x = foo(", "]", "python", ""),  # not what the line owes
+    ("x = foo(", "", "python", ""),
+    ("f(#a", ")", "rust", ")"),  # `#` begins no comment in Rust
+])
+def test_the_closers_an_editor_put_right_of_the_cursor(typed, rest, lang, closers):
+    text = "y = 1\n" + typed + rest + "\nz = 2\n"
+    assert editor_closers(text, 6 + len(typed), lang) == closers
+
+
+@pytest.mark.parametrize(("typed", "cand", "closers", "n"), [
+    ("x = foo(", "bar", ")", 0),  # a fragment: the editor's `)` stays
+    ("x = foo(", "bar) + 1", ")", 1),  # writes it and goes on: the line reads `foo(bar) + 1`
+    ("x = foo(", "bar(1)", ")", 0),  # its own `)` closes its own `(`
+    ("x = foo(", "\n    a,\n)", ")", 1),  # closed on a line below
+    ('print("he', 'llo")', '")', 2),
+    ('print("he', 'llo", end=")")', '")', 2),  # a `)` inside a string closes nothing
+    ("foo(bar(", "x), 2)", "))", 2),
+    ("foo(bar(", "x)", "))", 1),
+    ("foo(bar(", "x]", "))", 0),
+    ("x = foo(", "a)  # )", ")", 1),
+])
+def test_the_closers_a_suggestion_writes_itself(typed, cand, closers, n):
+    assert closed_by(typed, cand, closers, "python") == n
+
+
+def test_an_edited_copy_has_the_tree_of_its_text_and_leaves_the_document_alone():
+    text = "def f(a):\n    return g(a)\n\n\nclass C:\n    x = [1, 2]\n"
+    doc = SyntaxDocument(text, "python")
+    before = str(doc.tree.root_node)
+    at = text.index("g(a)") + 3
+    copy = doc.edited_copy(at, at + 1, "")
+    assert copy.text == text[:at] + text[at + 1:]
+    assert str(copy.tree.root_node) == str(parse(copy.text.encode(), "python").root_node)
+    assert copy.line_count == doc.line_count and copy.line_text(1) == "    return g(a"
+    assert doc.text == text and str(doc.tree.root_node) == before

@@ -15,6 +15,7 @@ from .check import (
     mends_errors,
     new_errors,
 )
+from .closers import closed_by, editor_closers
 from .document import (
     Reading,
     SyntaxDocument,
@@ -38,8 +39,10 @@ __all__ = [
     "SyntaxDocument",
     "TextIndex",
     "break_at",
+    "closed_by",
     "code_blocks",
     "document_column",
+    "editor_closers",
     "cut_candidate",
     "cut_marks",
     "cut_short",

@@ -323,6 +323,17 @@ class SyntaxDocument:
             a, b, new = changed_span(self.text, text)
             self.apply_change(*self.position_at(a), *self.position_at(b), new)
 
+    def edited_copy(self, start: int, end: int, text: str) -> SyntaxDocument:
+        """A copy with ``[start, end)`` (characters) made ``text``, its tree the copy's tree edited and reparsed
+        incrementally: a variant one request reads (the line without the editor's closers), the document itself
+        untouched. Costs a copy of the encoded text and the line starts, not a parse from scratch."""
+        doc = object.__new__(SyntaxDocument)
+        doc.lang, doc.text, doc._data, doc._starts = self.lang, self.text, self._data, list(self._starts)
+        tree = self.tree
+        doc._tree, doc._edited = (None if tree is None else tree.copy()), False
+        doc.apply_change(*self.position_at(start), *self.position_at(end), text)
+        return doc
+
     def apply_change(
         self, start_line: int, start_col_utf16: int, end_line: int, end_col_utf16: int, new_text: str
     ) -> None:
