@@ -631,7 +631,9 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         "settings": {"set": base, "threads": a.threads, "trigger": a.trigger, "warmup_requests": 1,
                      "other_open_files": a.others, "workspace_folders": a.workspace, **sending(a),
                      "request_timeout_s": REQUEST_TIMEOUT_S, "exact_rule": "first line of the shown text after "
-                     "the typed part, stripped, equals the expected first line stripped; rate over all requests"},
+                     "the typed part (and what is left right of its range: closers an auto-closing editor put there "
+                     "that it does not write), stripped, equals the expected first line stripped; rate over all "
+                     "requests"},
         **run_info(loaded, a.note, t),
         "all": first["all"],
         "variants": res_variants,

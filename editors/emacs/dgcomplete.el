@@ -76,6 +76,7 @@ by its extension)."
 (defvar-local dgcomplete--timer nil)
 (defvar-local dgcomplete--request nil "The id of the request in flight.")
 (defvar-local dgcomplete--overlay nil)
+(defvar-local dgcomplete--more-overlays nil)  ; the ghost's pieces after the closers it writes over
 (defvar-local dgcomplete--items nil "The items of the last answer, and which one shows (a cons).")
 (defvar-local dgcomplete--keep nil "Non-nil while our own command edits the buffer: the ghost text stays.")
 
@@ -409,28 +410,52 @@ there, or nil when the buffer no longer agrees with the item up to point."
     (when (and (stringp text) (<= start (point)) (string-prefix-p typed text) (> (length text) (length typed)))
       (list start end (substring text (length typed))))))
 
+(defun dgcomplete--around (first replaced)
+  "FIRST (a ghost's first line) split around the characters of REPLACED (closers the editor put right of point,
+which the item's range covers), each found in turn: the text before each, then the rest; nil when they are not
+all in it."
+  (let ((parts nil) (from 0) (k 0))
+    (while (and from (< k (length replaced)))
+      (let ((at (string-search (substring replaced k (1+ k)) first from)))
+        (if (not at) (setq from nil)
+          (push (substring first from at) parts)
+          (setq from (1+ at) k (1+ k)))))
+    (when from (nreverse (cons (substring first from) parts)))))
+
+(defun dgcomplete--segments (parts)
+  "The ghost of PARTS (`dgcomplete--parts') as drawn: its first line's pieces around the closers its range covers
+right of point (it writes them itself: `bar) + 1' over the `)' of `foo(|)'), and the lines below."
+  (let* ((ghost (nth 2 parts))
+         (after (buffer-substring-no-properties (point) (nth 1 parts)))
+         (nl (string-search "\n" ghost))
+         (first (if nl (substring ghost 0 nl) ghost)))
+    (list (or (and (> (length after) 0) (dgcomplete--around first after)) (list first))
+          (if nl (substring ghost nl) ""))))
+
 (defun dgcomplete--show ()
-  "Draw the current item at point (an after-string: the first line inline, the rest as lines below)."
+  "Draw the current item at point (an after-string: the first line inline, the rest as lines below), around the
+closers it writes over, so that they are not drawn twice."
   (dgcomplete--clear-overlay)
   (when-let* ((item (dgcomplete--item)) (parts (dgcomplete--parts item)))
-    (let* ((ghost (nth 2 parts))
-           ;; closers the editor already put right of point, which the item writes too, are not drawn twice
-           (after (buffer-substring-no-properties (point) (nth 1 parts)))
-           (first (car (split-string ghost "\n")))
-           (shown (if (and (> (length after) 0) (not (string-match-p "\n" ghost)) (string-suffix-p after first))
-                      (substring ghost 0 (- (length ghost) (length after)))
-                    ghost))
-           (s (propertize shown 'face 'dgcomplete-ghost)))
-      (when (> (length s) 0)
-        (put-text-property 0 1 'cursor t s)
-        (setq dgcomplete--overlay (make-overlay (point) (point) nil nil t))
-        (overlay-put dgcomplete--overlay 'after-string s)
-        (overlay-put dgcomplete--overlay 'dgcomplete ghost)
+    (let* ((drawn (dgcomplete--segments parts))
+           (segs (car drawn))
+           (shown (concat (apply #'concat segs) (cadr drawn))))
+      (when (> (length shown) 0)
+        (dotimes (i (length segs))
+          (let* ((last (= i (1- (length segs))))
+                 (s (propertize (concat (nth i segs) (if last (cadr drawn) "")) 'face 'dgcomplete-ghost))
+                 (ov (make-overlay (+ (point) i) (+ (point) i) nil nil t)))
+            (when (and (= i 0) (> (length s) 0)) (put-text-property 0 1 'cursor t s))
+            (overlay-put ov 'after-string s)
+            (if (> i 0) (push ov dgcomplete--more-overlays)
+              (setq dgcomplete--overlay ov)
+              (overlay-put ov 'dgcomplete shown))))
         (dgcomplete--ghost-mode 1)))))
 
 (defun dgcomplete--clear-overlay ()
   (when (overlayp dgcomplete--overlay) (delete-overlay dgcomplete--overlay))
-  (setq dgcomplete--overlay nil)
+  (mapc #'delete-overlay dgcomplete--more-overlays)
+  (setq dgcomplete--overlay nil dgcomplete--more-overlays nil)
   (when dgcomplete--ghost-mode (dgcomplete--ghost-mode -1)))
 
 (defun dgcomplete--clear ()
@@ -455,7 +480,13 @@ there, or nil when the buffer no longer agrees with the item up to point."
       (let ((dgcomplete--keep (not all)))
         (if all
             (progn (delete-region start end) (goto-char start) (insert text))
-          (insert (substring ghost 0 upto))))
+          (let ((range-end (plist-get (plist-get item :range) :end))
+                (put (substring ghost 0 upto)))
+            (insert put)
+            ;; the range's end, right of point on its line, moves with the text put in before it
+            (when (and range-end (> end start))
+              (plist-put range-end :character (+ (plist-get range-end :character)
+                                                 (/ (length (encode-coding-string put 'utf-16le)) 2)))))))
       all)))
 
 (defun dgcomplete-accept ()
@@ -474,9 +505,13 @@ there, or nil when the buffer no longer agrees with the item up to point."
   (interactive)
   (when-let* ((item (dgcomplete--item)) (parts (dgcomplete--parts item)))
     (let* ((ghost (nth 2 parts))
+           (before (car (car (dgcomplete--segments parts))))  ; what goes before the first closer it writes over
            (n (if (string-match "\\`[^[:alnum:]_\n]*[[:alnum:]_]+" ghost) (match-end 0)
                 (if (string-match "\\`\n?[^\n]" ghost) (match-end 0) (length ghost)))))
-      (if (dgcomplete--insert item n)
+      ;; a word that reaches a closer the item writes over (the editor's `)') is taken with the rest: TAB's edit
+      (if (dgcomplete--insert item (unless (and (< (length before) (length (car (split-string ghost "\n"))))
+                                                    (> n (length before)))
+                                         n))
           (dgcomplete--clear)
         (dgcomplete--show)))))
 

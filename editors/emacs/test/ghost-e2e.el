@@ -22,11 +22,12 @@
   "Type KEYS through the command loop (commands, their hooks and the mode's keymaps run as for a user)."
   (execute-kbd-macro (kbd keys)))
 
-(defun dg-show-item (text start)
-  "Show a made-up item replacing START..point with TEXT (the rendering and keys, whatever the model says)."
+(defun dg-show-item (text start &optional end)
+  "Show a made-up item replacing START..END (point unless given) with TEXT (the rendering and keys, whatever the
+model says)."
   (setq dgcomplete--items (cons (list (list :insertText text
                                             :range (list :start (dgcomplete--position start)
-                                                         :end (dgcomplete--position (point)))))
+                                                         :end (dgcomplete--position (or end (point))))))
                                       0))
   (dgcomplete--show))
 
@@ -96,6 +97,28 @@
             (list (dg-line) (dgcomplete-ghost-text)))
   (dg-type "TAB")
   (dg-check "TAB then inserts the rest" (equal (dg-line) "    total = compute(a, b) + 1") (dg-line))
+
+  ;; the editor's closer right of point, which the item writes too: drawn around it, not twice; C-<right> stops short
+  ;; of it, and a word that reaches it takes the rest (the range's edit)
+  (dg-type "RET")
+  (delete-region (line-beginning-position) (line-end-position))
+  (insert "    total = compute()")
+  (backward-char 1)
+  (dg-show-item "compute(a, b) + 1" (- (point) 8) (1+ (point)))
+  (dg-check "the ghost is what accepting adds" (equal (dgcomplete-ghost-text) "a, b + 1") (dgcomplete-ghost-text))
+  (dg-check "drawn around the closer"
+            (and (equal (overlay-get dgcomplete--overlay 'after-string) "a, b")
+                 (= (length dgcomplete--more-overlays) 1)
+                 (= (overlay-start (car dgcomplete--more-overlays)) (1+ (point)))
+                 (equal (overlay-get (car dgcomplete--more-overlays) 'after-string) " + 1"))
+            (list (overlay-get dgcomplete--overlay 'after-string) (mapcar (lambda (o) (overlay-get o 'after-string))
+                                                                        dgcomplete--more-overlays)))
+  (dg-type "C-<right>")
+  (dg-check "C-<right> before the closer" (equal (dg-line) "    total = compute(a)") (dg-line))
+  (dg-type "C-<right>")
+  (dg-type "C-<right>")
+  (dg-check "a word past the closer takes the rest" (equal (dg-line) "    total = compute(a, b) + 1") (dg-line))
+  (end-of-line)
 
   ;; a multi-line suggestion: first line inline, the rest below; TAB inserts all of it
   (dg-type "RET")

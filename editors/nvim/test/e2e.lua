@@ -276,6 +276,37 @@ co = coroutine.create(function()
   feed("<Esc>")
   sleep(100)
 
+  -- the editor's closer right of the cursor, which the item writes too: drawn around it, not twice; <C-Right> stops
+  -- short of it, and a word that reaches it takes the rest (the range's edit)
+  api.nvim_buf_set_lines(0, -1, -1, false, { "    total = compute()" })
+  feed("GA")
+  sleep(1500)
+  row = api.nvim_buf_line_count(0) - 1
+  api.nvim_win_set_cursor(0, { row + 1, #"    total = compute(" })
+  cur = api.nvim_win_get_cursor(0)
+  dg.clear(0)
+  fake = { insertText = "compute(a, b) + 1", filterText = "compute",
+           range = { start = { line = row, character = 12 }, ["end"] = { line = row, character = 21 } } }
+  check("render over the editor's closer", render_fake() == true)
+  check("the ghost is what accepting adds", dg.ghost_text(0) == "a, b + 1", dg.ghost_text(0))
+  marks = api.nvim_buf_get_extmarks(0, api.nvim_create_namespace("dgcomplete"), 0, -1, { details = true })
+  if vim.fn.has("nvim-0.10") == 1 then
+    check("drawn around the closer", #marks == 2 and marks[1][3] == 20 and marks[1][4].virt_text[1][1] == "a, b"
+          and marks[2][3] == 21 and marks[2][4].virt_text[1][1] == " + 1", marks)
+  else
+    check("drawn at the line's end as the line will read", #marks == 1 and marks[1][4].virt_text[1][1] == "a, b) + 1",
+          marks)
+  end
+  feed("<C-Right>", true)
+  check("<C-Right> before the closer", wait_until(function() return line_now() == "    total = compute(a)" end, 3000) ~= nil,
+        line_now())
+  feed("<C-Right>", true)
+  feed("<C-Right>", true)
+  check("a word past the closer takes the rest", wait_until(function() return line_now() == "    total = compute(a, b) + 1" end,
+        3000) ~= nil, line_now())
+  feed("<Esc>")
+  sleep(100)
+
   -- a rewrite command goes out as workspace/executeCommand with {uri, range, version}
   local sent
   local orig = vim.lsp.handlers["workspace/executeCommand"]

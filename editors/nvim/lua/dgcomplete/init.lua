@@ -149,10 +149,24 @@ function M.visible(bufnr)
   return s ~= nil and s.ghost ~= nil
 end
 
---- The ghost text shown (what accepting inserts after the cursor), or nil.
+--- The ghost text shown (what accepting adds after the cursor), or nil.
 function M.ghost_text(bufnr)
   local s = M.state[(bufnr == nil or bufnr == 0) and api.nvim_get_current_buf() or bufnr]
   return s and s.ghost and s.ghost.text or nil
+end
+
+--- ``ghost`` (a suggestion's first line) split around ``replaced`` (the closers right of the cursor its range
+--- covers), each of them found in turn: the text before each, then the rest; nil when they are not all in it.
+local function around(ghost, replaced)
+  local parts, from = {}, 1
+  for k = 1, #replaced do
+    local at = ghost:find(replaced:sub(k, k), from, true)
+    if not at then return nil end
+    parts[#parts + 1] = ghost:sub(from, at - 1)
+    from = at + 1
+  end
+  parts[#parts + 1] = ghost:sub(from)
+  return parts
 end
 
 local function render(bufnr, client, item, row, col)
@@ -166,23 +180,28 @@ local function render(bufnr, client, item, row, col)
     dlog("dropped: %q does not extend %q", text, typed)
     return false
   end
-  local ghost = text:sub(#typed + 1)
+  local lines = vim.split(text:sub(#typed + 1), "\n", { plain = true })
+  -- the range may cover closers the editor put right of the cursor, which the item writes itself (`bar) + 1`
+  -- over the `)` of `foo(|)`): its first line is drawn around them, so they are not drawn twice
+  local parts = { lines[1] }
   if r and r["end"].line == row then
-    -- the range may cover auto-inserted closers after the cursor: drop them from the ghost's tail
-    local end_b = to_byte(line, r["end"].character, enc)
-    local replaced = line:sub(col + 1, end_b)
-    if #replaced > 0 and ghost:sub(-#replaced) == replaced then ghost = ghost:sub(1, #ghost - #replaced) end
+    local replaced = line:sub(col + 1, to_byte(line, r["end"].character, enc))
+    if #replaced > 0 then parts = around(lines[1], replaced) or parts end
   end
+  local written = lines[1] -- at the line's end (before 0.10), the first line is drawn as it will read
+  lines[1] = table.concat(parts)
+  local ghost = table.concat(lines, "\n") -- what accepting adds
   if ghost == "" then
     dlog("dropped: nothing left to show of %q", text)
     return false
   end
-  local lines = vim.split(ghost, "\n", { plain = true })
   local hl = "DgcompleteGhost"
+  local inline = has("0.10")
   local opts = { id = 1, hl_mode = "combine", priority = 200 }
-  if lines[1] ~= "" then
-    opts.virt_text = { { lines[1], hl } }
-    opts.virt_text_pos = (has("0.10") and "inline") or "eol"
+  local first = inline and parts[1] or written
+  if first ~= "" then
+    opts.virt_text = { { first, hl } }
+    opts.virt_text_pos = inline and "inline" or "eol"
   end
   if #lines > 1 then
     local vl = {}
@@ -193,7 +212,15 @@ local function render(bufnr, client, item, row, col)
   end
   api.nvim_buf_clear_namespace(bufnr, NS, 0, -1)
   api.nvim_buf_set_extmark(bufnr, NS, row, col, opts)
-  buf_state(bufnr).ghost = { text = ghost, item = item, client_id = client.id, row = row, col = col,
+  if inline then -- what goes after each closer it writes over (closers are one byte each)
+    for i = 2, #parts do
+      if parts[i] ~= "" then
+        api.nvim_buf_set_extmark(bufnr, NS, row, col + i - 1,
+          { virt_text = { { parts[i], hl } }, virt_text_pos = "inline", hl_mode = "combine", priority = 200 })
+      end
+    end
+  end
+  buf_state(bufnr).ghost = { text = ghost, parts = parts, item = item, client_id = client.id, row = row, col = col,
                              tick = api.nvim_buf_get_changedtick(bufnr) }
   return true
 end
@@ -318,12 +345,19 @@ function M.accept_word()
   if not client then return false end
   local first = vim.split(g.text, "\n", { plain = true })[1]
   local word = first:match("^[^%w_$]*[%w_$]+") or first
-  if word == "" or word == g.text then return M.accept() end
+  -- a word that reaches a closer the item writes over (the editor's `)`) is taken with the rest: Tab's edit
+  if word == "" or word == g.text or #word > #g.parts[1] then return M.accept() end
   cancel(bufnr)
   api.nvim_buf_set_text(bufnr, g.row, g.col, g.row, g.col, { word })
   local col = g.col + #word
   api.nvim_win_set_cursor(0, { g.row + 1, col })
-  render(bufnr, client, g.item, g.row, col) -- the rest, from the new cursor
+  local item = g.item
+  if item.range and item.range["end"].line == g.row then -- its range ends right of the word: it moves with the text
+    item = vim.deepcopy(item)
+    local enc = client.offset_encoding or "utf-16"
+    item.range["end"].character = item.range["end"].character + to_char(word, #word, enc)
+  end
+  render(bufnr, client, item, g.row, col) -- the rest, from the new cursor
   s.kept_tick = api.nvim_buf_get_changedtick(bufnr) -- the TextChangedI this edit fires keeps it on screen
   return true
 end
