@@ -788,3 +788,38 @@ def test_text_written_in_the_view_comes_back_indented_with_tabs():
     assert s.read_at(0).in_document("        z = 3", start) == "\t\tz = 3"
     crlf = e.open("file:///c.py", "class A:\r\n\tdef f(self):\r\n\t\t\r\n", 1, "python")
     assert crlf.read_at(0).in_document("x = 1\n        return x", crlf.doc.offset_at(2, 2)) == "x = 1\r\n\t\treturn x"
+
+
+async def test_a_line_with_the_editors_closers_is_completed_as_the_line_without_them(engine):
+    """At every cut of lines with brackets and quotes, the closers an auto-closing editor leaves right of the cursor
+    (``bench.heldout.editor_right``) change nothing the engine suggests: the items are those of the same line
+    without them (same seed), and each writes over exactly the closers it writes itself. An edited copy is read,
+    so the document's own text and tree stay as the editor has them."""
+    from bench.heldout import editor_right
+    from dgcomplete.syntax import closed_by, parse
+
+    body = ('def area(w, h):\n    return w * h\n\n\ndef main(items):\n    print(area(items[0], "x (y)"))\n'
+            '    {}\n    return 0\n')
+    lines = ['total = area(items[1], sum(x for x in items))', 'print(f"{total!r}", end="")',
+             "data = {'a': [1, (2, 3)], 'b': area(4, 5)}"]
+    engine.local.sampler.max_steps = 4  # the fixture's 400 never-confident steps are for the cancellation tests
+    n = 0
+    for line in lines:
+        for cut in range(4, len(line), 5):
+            typed = line[:cut]
+            right = editor_right(typed)
+            plain, closed = body.replace("{}", typed), body.replace("{}", typed + right)
+            at = plain.index(typed) + len(typed)
+            got = []
+            for uri, text in ((f"file:///p{n}.py", plain), (f"file:///c{n}.py", closed)):  # one open at a time
+                engine.open(uri, text, 1, "python")
+                got.append(await engine.complete(uri, at, n=3, seed=0))
+                doc = engine.session(uri).doc
+                assert doc.text == text and str(doc.tree.root_node) == str(parse(text.encode(), "python").root_node)
+                engine.close(uri)
+            a, b = got
+            assert [c.text for c in b.items] == [c.text for c in a.items], (typed, right)
+            assert all(c.replaces == 0 for c in a.items)
+            assert [c.replaces for c in b.items] == [closed_by(typed, c.text, right, "python") for c in b.items]
+            n += bool(right)
+    assert n >= 15  # most cuts leave closers
