@@ -745,3 +745,20 @@ def test_an_edited_copy_has_the_tree_of_its_text_and_leaves_the_document_alone()
     assert str(copy.tree.root_node) == str(parse(copy.text.encode(), "python").root_node)
     assert copy.line_count == doc.line_count and copy.line_text(1) == "    return g(a"
     assert doc.text == text and str(doc.tree.root_node) == before
+
+
+def test_closers_on_random_lines_never_fail_and_stay_within_the_line():
+    """Random lines of brackets, quotes, escapes and comment markers: ``editor_closers`` gives only the line's rest,
+    ``closed_by`` at most that many, in every language's comment rules."""
+    rng = random.Random(7)
+    alphabet = "()[]{}\"'`\\#/ ax\n"
+    for _ in range(3000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
+        offset = rng.randint(0, len(text))
+        lang = rng.choice(["python", "javascript", "rust", "php", None])
+        closers = editor_closers(text, offset, lang)
+        eol = text.find("\n", offset)
+        assert text[offset : len(text) if eol < 0 else eol].startswith(closers)
+        cand = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 12)))
+        typed = text[text.rfind("\n", 0, offset) + 1 : offset]
+        assert 0 <= closed_by(typed, cand, closers, lang) <= len(closers)
