@@ -305,12 +305,8 @@ async def _type_one(daemon: OptionsDaemon, t: Typist, line: str, after: str, obs
         ms.append(took)
         if err:
             errors.append(err)
-        verdict, source = judge(shown, line[done:]), None
-        if verdict is not None or observe:  # what was on screen, and the engine's account of it
-            last = (await daemon.stats()).get("last") or {}
-            source = last.get("source")
-            seen.append({"at": done, "shown": shown[:200], "verdict": verdict, "source": source,
-                         "confidence": last.get("confidence"), "elsewhere": last.get("elsewhere")})
+        verdict = judge(shown, line[done:])
+        source = await _seen(daemon, seen, done, shown, verdict, observe)
         taken = None if observe else takes(done, verdict, shown, line[done:], source, words)
         if taken:
             take, acc = taken
@@ -335,6 +331,18 @@ async def _type_one(daemon: OptionsDaemon, t: Typist, line: str, after: str, obs
             "ms": [round(x, 1) for x in ms], "seen": seen, "errors": errors[:3], "covers": covers}
 
 
+async def _seen(daemon: OptionsDaemon, seen: list[dict[str, Any]], at: int, shown: str, verdict: str | None,
+                observe: bool) -> str | None:
+    """What was on screen, and the engine's account of it (its source, confidence, ``elsewhere``), kept in ``seen``
+    where something was shown (every request, ``observe``); the source, or None."""
+    if verdict is None and not observe:
+        return None
+    last = (await daemon.stats()).get("last") or {}
+    seen.append({"at": at, "shown": shown[:200], "verdict": verdict, "source": last.get("source"),
+                 "confidence": last.get("confidence"), "elsewhere": last.get("elsewhere")})
+    return last.get("source")
+
+
 async def _type_autoclosed(daemon: OptionsDaemon, t: Typist, line: str, observe: bool) -> dict[str, Any]:
     """:func:`_type_one` in an editor that auto-closes brackets and quotes (:func:`auto_closed`): suggestions are
     judged by the line Tab's edit leaves (:func:`judge_edit`), and closers left over where the line ends (its last
@@ -354,24 +362,17 @@ async def _type_autoclosed(daemon: OptionsDaemon, t: Typist, line: str, observe:
         if err:
             errors.append(err)
         verdict = judge_edit(t.text, t.cursor, edit, want) if edit else None
-        source = None
-        if verdict is not None or observe:
-            last = (await daemon.stats()).get("last") or {}
-            source = last.get("source")
-            seen.append({"at": done, "shown": shown[:200], "verdict": verdict, "source": source,
-                         "confidence": last.get("confidence"), "elsewhere": last.get("elsewhere")})
-        if verdict in ("complete", "part") and edit and not observe:
+        source = await _seen(daemon, seen, done, shown, verdict, observe)
+        if verdict == "complete" and not observe:  # Tab leaves the line as it is to be: its first line, the rest kept
+            eol = t.text.find("\n", t.cursor)
+            accepts.append({"at": done, "chars": ls + len(want) - t.cursor, "verdict": verdict, "source": source})
+            t.replace(ls, len(t.text) if eol < 0 else eol, want, ls + len(want))
+            break
+        if verdict == "part" and edit and not observe:
             start, end, insert = edit
-            if verdict == "complete":
-                insert = insert.split("\n", 1)[0]
-                eol = t.text.find("\n", t.cursor)
-                end = max(end, len(t.text) if eol < 0 else eol)  # the line as it stands with the suggestion
-                insert = (insert + t.text[edit[1]:end]).rstrip()
             accepts.append({"at": done, "chars": start + len(insert) - t.cursor, "verdict": verdict,
                             "source": source})
             t.replace(start, end, insert, start + len(insert))
-            if verdict == "complete":
-                break
             continue
         if verdict == "wrong" and edit:
             start, end, insert = edit
