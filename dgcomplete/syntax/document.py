@@ -430,7 +430,8 @@ class Reading:
     see, the document itself (``view is doc``), a copy with "\\n" breaks and leading tabs read as ``tab`` spaces
     (:func:`view_text`), or one part of it in another language (a page's script, :mod:`.embedded`). The view's
     line i is the document's line ``line`` + i, the first cut at character ``col``; past each line's indentation
-    the two have the same text. Offsets are characters. ``lang``: the language the view is read as (a page's
+    the two have the same text, but in a request's copy without the closers the editor put right of the cursor
+    (``Engine.complete``), whose offsets are mapped back only up to the cursor. Offsets are characters. ``lang``: the language the view is read as (a page's
     block's; else the document's, which a view too large to complete has none of)."""
 
     doc: SyntaxDocument
