@@ -470,7 +470,7 @@ def with_autoclose(data: dict[str, Any]) -> dict[str, Any]:
     for c in data["cases"]:
         text = data["files"][c["file"]]["text"]
         right = editor_right(text[text.rfind("\n", 0, c["offset"]) + 1 : c["offset"]].lstrip(" \t"))
-        cases.append({**c, "right": right} if right and c["kind"] == "mid_line" else c)
+        cases.append({**c, "right": right} if right else c)
     return {**data, "cases": cases, "autoclose": True}
 
 

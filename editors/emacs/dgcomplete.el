@@ -484,7 +484,7 @@ closers it writes over, so that they are not drawn twice."
                 (put (substring ghost 0 upto)))
             (insert put)
             ;; the range's end, right of point on its line, moves with the text put in before it
-            (when (and range-end (> end start))
+            (when range-end
               (plist-put range-end :character (+ (plist-get range-end :character)
                                                  (/ (length (encode-coding-string put 'utf-16le)) 2)))))))
       all)))
@@ -505,13 +505,11 @@ closers it writes over, so that they are not drawn twice."
   (interactive)
   (when-let* ((item (dgcomplete--item)) (parts (dgcomplete--parts item)))
     (let* ((ghost (nth 2 parts))
-           (before (car (car (dgcomplete--segments parts))))  ; what goes before the first closer it writes over
+           (segs (car (dgcomplete--segments parts)))  ; its first line around the closers it writes over
            (n (if (string-match "\\`[^[:alnum:]_\n]*[[:alnum:]_]+" ghost) (match-end 0)
                 (if (string-match "\\`\n?[^\n]" ghost) (match-end 0) (length ghost)))))
       ;; a word that reaches a closer the item writes over (the editor's `)') is taken with the rest: TAB's edit
-      (if (dgcomplete--insert item (unless (and (< (length before) (length (car (split-string ghost "\n"))))
-                                                    (> n (length before)))
-                                         n))
+      (if (dgcomplete--insert item (unless (and (cdr segs) (> n (length (car segs)))) n))
           (dgcomplete--clear)
         (dgcomplete--show)))))
 
