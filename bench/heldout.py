@@ -509,6 +509,55 @@ def with_markdown(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "files": files, "cases": cases, "markdown": True}
 
 
+def edit_gap(text: str, lang_id: str, off: int, pick: random.Random) -> int | None:
+    """Where a piece of the line taken out at ``off`` ends (:func:`with_edits`): the end of one named syntax node
+    that starts at ``off`` (an expression, an argument, a name; or, mid-word, of the word ``off`` is in), chosen by
+    ``pick`` among those that end on the line with a word left right of them (not only closers and punctuation).
+    None: no such node."""
+    from dgcomplete.syntax.document import TextIndex, parse
+    from dgcomplete.syntax.languages import language_for
+
+    tree = parse(text, language_for(real_language(lang_id)))
+    if tree is None:
+        return None
+    index = TextIndex(text)
+    eol = text.find("\n", off)
+    eol = len(text) if eol < 0 else eol
+    b, b_eol = index.byte_offset(off), index.byte_offset(eol)
+    ends: set[int] = set()
+    node = tree.root_node.descendant_for_byte_range(b, b)
+    while node is not None and node.start_byte >= index.byte_offset(text.rfind("\n", 0, off) + 1):
+        piece = node.text.decode("utf-8", "replace")
+        # an expression, an argument, a name, a keyword (not a lone `=`, `,` or quote); mid-word, the word's rest
+        whole = node.start_byte == b and (node.is_named or piece.isidentifier()) and re.search(r"\w", piece)
+        word = node.start_byte < b and node.child_count == 0 and re.fullmatch(r"\w+", piece)
+        if b < node.end_byte <= b_eol and (whole or word):
+            ends.add(node.end_byte)
+        node = node.parent
+    ok = sorted(e for e in ends if re.search(r"\w", text[index.char_offset(e) : eol]))
+    return index.char_offset(pick.choice(ok)) if ok else None
+
+
+def with_edits(data: dict[str, Any]) -> dict[str, Any]:
+    """The split's mid-line cases as edits inside a written line (``--edits``): a piece of the line taken out at the
+    cursor (:func:`edit_gap`), the rest of the line left right of it (``right``), so the suggestion must fit between;
+    ``expected`` is the line right of the cursor as it was, the piece and what follows it. Whole-line cases and
+    those with no such piece are left out."""
+    cases = []
+    for c in data["cases"]:
+        if c["kind"] != "mid_line":
+            continue
+        f = data["files"][c["file"]]
+        end = edit_gap(f["text"], f["lang"], c["offset"], random.Random(c["id"]))
+        if end is None:
+            continue
+        eol = f["text"].find("\n", end)
+        right = f["text"][end : len(f["text"]) if eol < 0 else eol].rstrip("\r")
+        piece = f["text"][c["offset"] : end]
+        cases.append({**c, "kind": "edit", "right": right, "piece": piece, "expected": piece + right.rstrip()})
+    return {**data, "cases": cases, "edits": True}
+
+
 def add_sending_args(ap: Any) -> None:
     """The ways a bench can send a split's files, as editors send real ones (:func:`as_sent`)."""
     ap.add_argument("--as-text", action="store_true",
@@ -524,12 +573,15 @@ def add_sending_args(ap: Any) -> None:
     ap.add_argument("--autoclose", action="store_true",
                     help="as an editor that auto-closes brackets and quotes sends them: the closers typed lines leave "
                     "right of the cursor (VS Code's defaults)")
+    ap.add_argument("--edits", action="store_true",
+                    help="the mid-line cases as edits inside a written line: a piece taken out at the cursor, the rest "
+                    "of the line right of it")
 
 
 def as_sent(data: dict[str, Any], a: Any) -> dict[str, Any]:
     """The split as :func:`add_sending_args`' flags ``a`` send it."""
     for flag, how in (("as_text", as_text), ("crlf", with_crlf), ("tabs", with_tabs), ("vue", with_vue),
-                      ("markdown", with_markdown), ("autoclose", with_autoclose)):
+                      ("markdown", with_markdown), ("autoclose", with_autoclose), ("edits", with_edits)):
         data = how(data) if getattr(a, flag) else data
     return data
 
@@ -539,7 +591,8 @@ def sending(a: Any) -> dict[str, Any]:
     return {"line_breaks": "crlf" if a.crlf else "lf", "indent": "tabs" if a.tabs else "as written",
             "embedded": "the script of a Vue component" if a.vue else
             "a fenced block of a Markdown file" if a.markdown else None,
-            **({"closers": "auto-closed by the editor"} if getattr(a, "autoclose", False) else {})}
+            **({"closers": "auto-closed by the editor"} if getattr(a, "autoclose", False) else {}),
+            **({"cases": "edits inside a written line"} if getattr(a, "edits", False) else {})}
 
 
 def real_language(lang_id: str) -> str:

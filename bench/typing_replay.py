@@ -257,7 +257,7 @@ async def type_line(daemon: OptionsDaemon, data: dict[str, Any], case: dict[str,
         doc, cursor, lines = block_document(files, case, block)
     else:
         doc, cursor = case_document(files, case)
-        lines = [("", case["expected"].rstrip())]
+        lines = [("", case.get("piece", case["expected"].rstrip()))]  # an edit's: the piece it types
     lang = files[case["file"]]["lang"]
     client = daemon.client
     uri, opened = open_case(client, data, case, doc)
@@ -279,7 +279,8 @@ async def type_line(daemon: OptionsDaemon, data: dict[str, Any], case: dict[str,
                 continue
             if j:
                 t.insert("\n" + indent)  # Enter: the editor indents the new line
-            res = (await _type_autoclosed(daemon, t, line, observe) if autoclose
+            res = (await _type_edit(daemon, t, case["piece"], observe) if "piece" in case
+                   else await _type_autoclosed(daemon, t, line, observe) if autoclose
                    else await _type_one(daemon, t, line, after, observe, words, block > 1))
             covered = res.pop("covers")
             recs.append({**rec, **res})
@@ -385,6 +386,49 @@ async def _type_autoclosed(daemon: OptionsDaemon, t: Typist, line: str, observe:
         presses_more += 2
         t.replace(ls, eol, want, ls + len(want))
     return {"requests": len(ms), **outcome(len(ms) + presses_more, accepts, wrong), "bad_extra_lines": 0,
+            "ms": [round(x, 1) for x in ms], "seen": seen, "errors": errors[:3], "covers": 0}
+
+
+async def _type_edit(daemon: OptionsDaemon, t: Typist, piece: str, observe: bool) -> dict[str, Any]:
+    """An edit inside a written line (``--edits``): ``piece`` typed at the cursor, the rest of the line right of it
+    as it was, with a request after each keystroke. A suggestion is judged by the line Tab's edit leaves
+    (:func:`judge_edit`): ``complete`` when it is the line as it was, ``part`` when the new cursor stays inside the
+    piece and what is left of it is right; the typist takes either. Characters are typed as they are (an editor
+    auto-closes a bracket only before a blank or a closer, which a piece rarely meets). The record's ``chars`` are
+    the piece's: the figures say what typing it saved."""
+    ls = t.text.rfind("\n", 0, t.cursor) + 1
+    eol = t.text.find("\n", t.cursor)
+    start_at, right = t.cursor, t.text[t.cursor : len(t.text) if eol < 0 else eol]
+    want = t.text[ls:t.cursor] + piece + right
+    gap_end = len(want) - len(right)  # in the line: where the piece ends
+    accepts: list[dict[str, Any]] = []
+    wrong = WrongReads()
+    errors: list[str] = []
+    ms: list[float] = []
+    seen: list[dict[str, Any]] = []
+    while (done := t.cursor - start_at) < len(piece):
+        shown, took, err, edit = await t.ask_edit()
+        ms.append(took)
+        if err:
+            errors.append(err)
+        verdict = judge_edit(t.text, t.cursor, edit, want) if edit else None
+        if verdict == "part" and edit and edit[0] - ls + len(edit[2]) >= gap_end:
+            verdict = "wrong"  # it writes past the piece: the text right of the cursor would follow it twice
+        source = await _seen(daemon, seen, done, shown, verdict, observe)
+        if verdict in ("complete", "part") and edit and not observe:
+            start, end, insert = edit
+            accepts.append({"at": done, "chars": start + len(insert) - t.cursor if verdict == "part"
+                            else len(piece) - done, "verdict": verdict, "source": source})
+            t.replace(start, end, insert, start + len(insert))
+            if verdict == "complete":
+                break
+            continue
+        if verdict == "wrong" and edit:
+            start, end, insert = edit
+            e = t.text.find("\n", t.cursor)
+            wrong.see(t.text[ls:start], insert + t.text[end:len(t.text) if e < 0 else e], source)
+        t.insert(piece[done])
+    return {"requests": len(ms), **outcome(len(ms), accepts, wrong), "bad_extra_lines": 0,
             "ms": [round(x, 1) for x in ms], "seen": seen, "errors": errors[:3], "covers": 0}
 
 
@@ -607,6 +651,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
                "b": display_path(a.compare[1]), **compare(*dumps)}
         emit(res, a.out)
         return res
+    if a.edits and (a.block > 1 or a.words or a.sweep or a.autoclose or a.observe):
+        sys.exit("bench.typing_replay: --edits types the pieces of edit cases, taking whole suggestions or parts")
     if a.autoclose and (a.block > 1 or a.words or a.sweep):
         sys.exit("bench.typing_replay: --autoclose types single lines, taking whole suggestions or parts")
     if (a.crlf or a.tabs) and a.block > 1:
@@ -635,7 +681,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
 
     model = resolve_model(a.model)
     loaded = load_model(model)
-    lines = [c for c in data["cases"] if c["kind"] == "whole_line" and 0 < len(c["expected"].rstrip()) <= MAX_LINE_CHARS]
+    kind = "edit" if a.edits else "whole_line"  # --edits: the pieces of edits inside written lines
+    lines = [c for c in data["cases"] if c["kind"] == kind and 0 < len(c["expected"].rstrip()) <= MAX_LINE_CHARS]
     cases = spread(lines, a.n)
     options = parse_sets(a.set)
     t = Timer()

@@ -436,6 +436,30 @@ async def test_a_line_with_the_editors_closers_gets_the_suggestions_of_the_line_
         await stop_daemon(client)
 
 
+async def test_an_edit_inside_a_written_line_gets_a_suggestion_that_fits_before_the_rest_of_it():
+    """The shipped model as a user editing a line drives it: the cursor in a call, a long text right of it (llama.vim's
+    rule had shown nothing past 12 characters). The line gets a suggestion, and each item, taken, leaves the text
+    that was right of the cursor once, after it: the retrieved line (``q, r = divmod(value, divisor)``) and the
+    model's samples are cut where they start writing it again."""
+    doc = ("def scale(value, divisor):\n    q, r = divmod(value, divisor)\n    return q\n\n\n"
+           "def split(value, divisor):\n    q, r = divmod(, divisor)  # both parts at once\n    return q, r\n")
+    line = "    q, r = divmod(, divisor)  # both parts at once"
+    col = line.index("(") + 1
+    uri = "file:///work/edit.py"
+    client = await start_daemon("--threads", "1", init_options={"seed": 0})
+    try:
+        open_doc(client, doc, uri)
+        res = await client.text_document_inline_completion_async(inline_params(6, col, uri))
+        assert res.items, (await stats(client))["last"]
+        for it in res.items:
+            assert it.range.start.character == col and it.range.end.character == col, it.range
+            taken = line[:col] + it.insert_text + line[col:]
+            assert taken.count(", divisor)") == 1 and "\n" not in it.insert_text, taken
+        assert res.items[0].insert_text == "value"
+    finally:
+        await stop_daemon(client)
+
+
 async def test_a_tab_indented_document_gets_the_suggestions_of_its_space_indented_twin():
     """The shipped model on a Python file indented with tabs (as an editor set to indent with tabs writes it),
     typed into one character at a time: it gets the items its twin indented with four spaces gets (same seed),

@@ -22,6 +22,7 @@ from dgcomplete.syntax import (
     plan_span,
 )
 from dgcomplete.syntax import check as check_mod
+from dgcomplete.syntax.check import join_right
 from dgcomplete.types import SpanKind, SpanPlan
 
 
@@ -232,7 +233,7 @@ def test_random_edits_stay_in_sync_with_full_parse(lang: str) -> None:
         ("func main() {\n\t|\n}\n", "go", SpanKind.BLOCK),
         ('msg = "hel|lo world"\n', "python", SpanKind.NONE),
         ("x = 1  # a comm|ent\n", "python", SpanKind.NONE),
-        ("x = |compute(alpha, beta)\n", "python", SpanKind.NONE),
+        ("x = |compute(alpha, beta)\n", "python", SpanKind.REST_OF_LINE),  # an edit inside a written line
         ('print("done: |")\n', "python", SpanKind.REST_OF_LINE),
         ("# TODO: handle the |", "python", SpanKind.REST_OF_LINE),
         ("|", "python", SpanKind.LINE),
@@ -418,6 +419,21 @@ def test_cut_candidate_single_line_and_duplicate_closers() -> None:
     assert _cut("x = 1\n|", "y = 2   \nz = 3", "python") == "y = 2"
     none = SpanPlan(SpanKind.NONE, reason="test")
     assert _cut("x = 1\n|", "y = 2", "python", none) == ""
+
+
+def test_cut_candidate_ends_where_the_text_right_of_the_cursor_begins_again() -> None:
+    """An edit inside a written line: a candidate that writes on into what is already right of the cursor is cut
+    where it starts writing it again, so accepting it leaves that text once."""
+    assert _cut("if not math.|(number):\n", "isfinite(value)", "python") == "isfinite"
+    assert _cut("q = divmod(|, divisor)  # both parts\n", "value, dt.timedelta", "python") == "value"
+    assert _cut("self.|.add(unit)\n", "suppress.discard(unit)", "python") == "suppress"
+    assert _cut("f(a, |c)\n", "b, c)", "python") == "b, "  # its blank stays: `c` follows without one
+    assert join_right("a, b, c)", ", c)") == "a, b"  # where the most of it begins again, not its first token
+    assert join_right("f.args = args", " = kwargs") == "f.args"  # the text right begins with its own blank
+    assert join_right("await ", "foo") == "await "  # never restated: kept as it is
+    assert join_right("foo(x)", "foo(y)") == "foo(x)"  # the whole candidate again is no insertion (other rules)
+    assert join_right("foo)", ")  ") == "foo)"  # nothing but closers right: the closers' rules decide
+    assert join_right("a,\nb", ", c") == "a,\nb"  # several lines: not an edit inside one
 
 
 def test_cut_candidate_blocks_stop_at_the_block_end_and_reindent() -> None:

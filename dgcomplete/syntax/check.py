@@ -8,6 +8,7 @@ already be broken while the user types), never demanded to be zero.
 
 from __future__ import annotations
 
+import os
 import re
 import threading
 import time
@@ -940,6 +941,36 @@ def _drop_suffix_overlap(cand: str, suffix: str) -> str:
     return cand
 
 
+_JOIN_TOKEN = re.compile(r"\w+|[^\w\s]")
+
+
+def join_right(cand: str, rest_of_line: str) -> str:
+    """A one-line candidate cut where it starts writing what is already right of the cursor (an edit inside a
+    written line: ``isfinite(value)`` before ``(number):`` is ``isfinite``), so the line reads as the candidate
+    then the text that was there. The cut is at the candidate's token where the most of that text begins again
+    (at least its first token; on a tie, the earliest). Unchanged when it never does, or nothing but closers
+    and blanks is right of the cursor."""
+    right = rest_of_line.rstrip("\r")
+    if not right.strip(_CLOSERS + "\"'`;, \t") or "\n" in cand.rstrip():
+        return cand
+    want = right.lstrip()
+    head = _JOIN_TOKEN.match(want)
+    if head is None:
+        return cand
+    best, most = -1, 0
+    for m in _JOIN_TOKEN.finditer(cand):
+        i = m.start()
+        if i == 0:
+            continue  # the whole candidate again is no insertion
+        tail = cand[i:]
+        n = len(os.path.commonprefix([tail, want]))
+        if n >= len(head.group()) and n > most:
+            best, most = i, n
+    if best < 0:
+        return cand
+    return cand[:best].rstrip() if right[:1].isspace() else cand[:best]
+
+
 def _cut_points(cand: str) -> list[int]:
     """Prefix lengths worth trying: line ends (longest first), then token ends that finish an expression."""
     line_ends = [i for i, c in enumerate(cand) if c == "\n" and cand[:i].strip()]
@@ -981,6 +1012,7 @@ def cut_candidate(
     cand = candidate.replace("\r\n", "\n")
     cand = _shape_lines(text, offset, cand, plan)
     cand = _drop_suffix_overlap(cand, text[offset:])
+    cand = join_right(cand, text[offset:].split("\n", 1)[0])
     if not cand.strip() or not is_supported(lang):
         return cand if cand.strip() else ""
     assert lang is not None
