@@ -9,7 +9,8 @@ daemon is also given every package of the split, unpacked as a checkout (:mod:`b
 workspace folders, and the documents are opened as their files there; ``--no-others`` opens only the case's own
 document (a user with one file open).
 
-Reported, over all requests and by language family (python / js / go / rust / java / c) and kind (whole_line / mid_line):
+Reported, over all requests and by language family (python / js / go / rust / java / c) and kind (whole_line / mid_line;
+``edit`` with ``--edits``: a piece of a mid-line case's line taken out, the rest of the line right of the cursor):
 
 * ``exact``: the shown item's text, minus what is already typed (the item replaces ``range.start`` ..
   cursor), first line stripped, equals the expected rest of line stripped; the rate is over *all* requests;

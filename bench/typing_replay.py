@@ -30,13 +30,17 @@ sees none of what is being written after the cursor, as when a user writes a new
 whose further lines are the next ones to write completes them too.  Reported apart: the blocks' first lines and
 the lines after them (``by_line_in_block``).
 
+``--edits`` edits a written line instead (:func:`bench.heldout.with_edits`): a piece of a mid-line case's line
+taken out at the cursor, the rest of the line right of it; the typist types the piece and takes a suggestion that
+leaves the line as it was, or a part of the piece (:func:`_type_edit`); the figures are over the pieces' characters.
+
 ``--observe`` (with ``--set minConfidence=0``) accepts nothing and keeps every suggestion with its confidence;
 ``--sweep DUMP`` then replays those lines offline with the gate at several thresholds (:func:`simulate`), with and
 without the word heads the daemon shows under the gate (``--rivals``: at several of their limits), and for a
 typist who also takes the right leading words of a wrong suggestion (VS Code's accept next word, Ctrl+Right).
 
-    python -m bench.typing_replay [--split test] [--n N] [--words] [--block K] [--model DIR] [--set key=JSON ...]
-                                  [--out FILE]
+    python -m bench.typing_replay [--split test] [--n N] [--words] [--block K] [--edits] [--model DIR]
+                                  [--set key=JSON ...] [--out FILE]
 """
 
 from __future__ import annotations

@@ -168,6 +168,28 @@ def test_autoclose_sends_the_closers_a_typed_part_leaves_and_scores_the_line_tab
     assert heldout.case_document(files, sent["cases"][1]) == heldout.case_document(files, whole)
 
 
+def test_edits_take_a_piece_out_of_a_written_line_and_score_the_line_tab_leaves():
+    """``--edits``: a mid-line case's line with one syntax node taken out at the cursor (or, mid-word, the word's
+    rest), the rest of the line left right of it; the whole-line cases and those with no such piece are left out.
+    A request is right when the line, once its item is taken, is the line as it was."""
+    text = "def f(a, b):\n    return divmod(a, b)\n    x = y\n"
+    files = {"m.py": {"text": text, "lang": "python", "package": "p"}}
+    arg = {"id": "c0", "file": "m.py", "offset": text.index("(a, b)\n") + 1, "kind": "mid_line", "expected": "a, b)"}
+    word = {"id": "c1", "file": "m.py", "offset": text.index("mod("), "kind": "mid_line", "expected": "mod(a, b)"}
+    last = {"id": "c2", "file": "m.py", "offset": text.index("y\n"), "kind": "mid_line", "expected": "y"}
+    whole = {"id": "c3", "file": "m.py", "offset": text.index("return"), "kind": "whole_line",
+             "expected": "return divmod(a, b)"}
+    sent = heldout.with_edits({"files": files, "cases": [arg, word, last, whole]})
+    assert [(c["id"], c["kind"], c["piece"], c["right"], c["expected"]) for c in sent["cases"]] == [
+        ("c0", "edit", "a", ", b)", "a, b)"), ("c1", "edit", "mod", "(a, b)", "mod(a, b)")]
+    doc, cursor = heldout.case_document(files, sent["cases"][0])
+    assert doc == text.replace("divmod(a, b)", "divmod(, b)") and doc[cursor:].startswith(", b)")
+    at = pos_at(doc, cursor)
+    right = lsp.InlineCompletionItem(insert_text="a", range=lsp.Range(start=at, end=at))
+    twice = lsp.InlineCompletionItem(insert_text="a, b)", range=lsp.Range(start=at, end=at))
+    assert [context.line_after(doc, cursor, it) == "a, b)" for it in (right, twice)] == [True, False]
+
+
 def test_gate_curve():
     recs = [{"shown": True, "confidence": c, "exact": e} for c, e in [(0.9, True), (0.8, True), (0.5, False),
                                                                        (0.5, True), (0.2, False)]]

@@ -229,6 +229,27 @@ def test_writing_a_block_through_the_daemon(tiny_model: Path, tmp_path: Path):
     assert parts["first"]["lines"] == len(cases) and parts["first"]["lines"] + parts["later"]["lines"] == len(recs)
 
 
+def test_typing_the_pieces_of_edits_through_the_daemon(tiny_model: Path, tmp_path: Path):
+    """``--edits``: each edit case's piece is typed into its line, the rest of the line right of the cursor, one
+    request a keystroke; a record's characters are the piece's, and what was accepted and typed makes it up."""
+    data = _build(6)
+    heldout.write(data, tmp_path)
+    out, dump = tmp_path / "typing.json", tmp_path / "typing.jsonl"
+    res = typing_replay.main(["--data", str(tmp_path), "--split", "dev", "--model", str(tiny_model), "--edits",
+                              "--threads", "1", "--set", "minConfidence=0", "--dump", str(dump), "--out", str(out)])
+    edits = heldout.with_edits(data)["cases"]
+    recs = [json.loads(ln) for ln in dump.read_text().splitlines()]
+    assert edits and [(r["id"], r["line"], r["chars"]) for r in recs] == [
+        (c["id"], c["piece"], len(c["piece"])) for c in edits]
+    assert res["settings"]["cases"] == "edits inside a written line"
+    for r in recs:
+        accepted = sum(a["chars"] for a in r["accepts"])
+        assert r["keystrokes"] == len(r["accepts"]) + (r["chars"] - accepted) and accepted <= r["chars"]
+        assert r["requests"] == r["keystrokes"] and r["errors"] == []
+    with pytest.raises(SystemExit):
+        typing_replay.main(["--data", str(tmp_path), "--split", "dev", "--edits", "--autoclose"])
+
+
 def test_the_raw_analogy_count_types_the_line_and_stops_at_the_right_row():
     """bench.analogy_rows: at each keystroke the nearest matching row's rest, counted by its equal tokens; each
     distinct wrong line once, and the line ends at the first right one."""
