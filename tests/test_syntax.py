@@ -272,6 +272,13 @@ def test_plan_block_indent_and_budgets() -> None:
     assert none.kind is SpanKind.NONE and "string" in none.reason
 
 
+def test_plan_fills_an_edit_inside_a_written_line_but_not_a_line_of_data() -> None:
+    edit = _plan("q = divmod(|, divisor)  # the quotient and the remainder at once\n", "python")
+    assert edit.kind is SpanKind.REST_OF_LINE and edit.reason == "mid-line"
+    data = _plan("x = [|" + "1, " * 400 + "]\n", "python")  # more than 1,000 characters right of the cursor
+    assert data.kind is SpanKind.NONE and "too long" in data.reason
+
+
 def test_plan_block_with_a_body_below_gets_fewer_lines() -> None:
     empty = _plan("def f(x):\n    |\n\ndef g():\n    pass\n", "python", max_lines=8)
     assert empty.kind is SpanKind.BLOCK and empty.max_lines == 8

@@ -17,6 +17,9 @@ from .languages import is_supported
 
 # characters editors auto-insert to the right of the cursor; they don't make a line "mid-line"
 CLOSERS = frozenset(")]}\"'`;,")
+# more than this right of the cursor on its line is data or minified code, not a line being edited: each check of a
+# candidate there reparses the whole line (an unterminated 300,000-character string took 1.8 s a parse)
+MAX_RIGHT_CHARS = 1000
 
 _TOKENS = {
     SpanKind.REST_OF_LINE: 24,
@@ -216,6 +219,8 @@ def plan_span(
     # cut a candidate where it starts writing it again (:func:`check.join_right`). Editing the dev split's lines,
     # llama.vim's rule (nothing when more than 12 characters follow) had left 42 of 91 edits without a suggestion
     # (bench/results/edits_ab.json)
+    if len(right) > MAX_RIGHT_CHARS:
+        return SpanPlan(SpanKind.NONE, max_tokens=0, reason="a line too long to edit (data or minified code)")
     real_right = [c for c in right if not c.isspace() and c not in CLOSERS]
     if literal is not None:
         return plan(SpanKind.REST_OF_LINE, f"in {literal}")
