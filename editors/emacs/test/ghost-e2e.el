@@ -120,6 +120,22 @@ model says)."
   (dg-check "a word past the closer takes the rest" (equal (dg-line) "    total = compute(a, b) + 1") (dg-line))
   (end-of-line)
 
+  ;; an edit inside a written line: the item goes in at point, before the rest of the line
+  (dg-type "RET")
+  (delete-region (line-beginning-position) (line-end-position))
+  (insert "    q, r = divmod(, divisor)  # both parts")
+  (search-backward ", divisor)")
+  (dg-show-item "value" (point) (point))
+  (dg-check "drawn at point, before the rest of the line"
+            (and (equal (dgcomplete-ghost-text) "value") (= (overlay-start dgcomplete--overlay) (point))
+                 (equal (overlay-get dgcomplete--overlay 'after-string) "value") (null dgcomplete--more-overlays))
+            (list (dgcomplete-ghost-text) (overlay-get dgcomplete--overlay 'after-string)))
+  (dg-type "TAB")
+  (dg-check "TAB puts it in before the rest of the line"
+            (and (equal (dg-line) "    q, r = divmod(value, divisor)  # both parts") (looking-at-p ", divisor)"))
+            (dg-line))
+  (end-of-line)
+
   ;; a multi-line suggestion: first line inline, the rest below; TAB inserts all of it
   (dg-type "RET")
   (delete-region (line-beginning-position) (line-end-position))

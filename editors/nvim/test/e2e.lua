@@ -307,6 +307,29 @@ co = coroutine.create(function()
   feed("<Esc>")
   sleep(100)
 
+  -- an edit inside a written line: the item goes in at the cursor, before the rest of the line (inline on 0.10+)
+  api.nvim_buf_set_lines(0, -1, -1, false, { "    q, r = divmod(, divisor)  # both parts" })
+  feed("GA")
+  sleep(1500)
+  row = api.nvim_buf_line_count(0) - 1
+  api.nvim_win_set_cursor(0, { row + 1, #"    q, r = divmod(" })
+  cur = api.nvim_win_get_cursor(0)
+  dg.clear(0)
+  fake = { insertText = "value", range = { start = { line = row, character = 18 }, ["end"] = { line = row, character = 18 } } }
+  check("render inside a written line", render_fake() == true and dg.ghost_text(0) == "value", dg.ghost_text(0))
+  marks = api.nvim_buf_get_extmarks(0, api.nvim_create_namespace("dgcomplete"), 0, -1, { details = true })
+  if vim.fn.has("nvim-0.10") == 1 then
+    check("drawn at the cursor, before the rest of the line", #marks == 1 and marks[1][3] == 18
+          and marks[1][4].virt_text_pos == "inline" and marks[1][4].virt_text[1][1] == "value", marks)
+  end
+  feed("<Tab>", true)
+  check("<Tab> puts it in before the rest of the line",
+        wait_until(function() return line_now() == "    q, r = divmod(value, divisor)  # both parts" end, 3000) ~= nil,
+        line_now())
+  check("cursor after what went in", api.nvim_win_get_cursor(0)[2] == #"    q, r = divmod(value", api.nvim_win_get_cursor(0))
+  feed("<Esc>")
+  sleep(100)
+
   -- a rewrite command goes out as workspace/executeCommand with {uri, range, version}
   local sent
   local orig = vim.lsp.handlers["workspace/executeCommand"]
