@@ -524,9 +524,10 @@ def edit_gap(text: str, lang_id: str, off: int, pick: random.Random) -> int | No
     eol = text.find("\n", off)
     eol = len(text) if eol < 0 else eol
     b, b_eol = index.byte_offset(off), index.byte_offset(eol)
+    b_line = index.byte_offset(text.rfind("\n", 0, off) + 1)
     ends: set[int] = set()
     node = tree.root_node.descendant_for_byte_range(b, b)
-    while node is not None and node.start_byte >= index.byte_offset(text.rfind("\n", 0, off) + 1):
+    while node is not None and node.start_byte >= b_line:  # the nodes around the cursor that start on its line
         piece = node.text.decode("utf-8", "replace")
         # an expression, an argument, a name, a keyword (not a lone `=`, `,` or quote); mid-word, the word's rest
         whole = node.start_byte == b and (node.is_named or piece.isidentifier()) and re.search(r"\w", piece)

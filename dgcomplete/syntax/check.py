@@ -8,7 +8,6 @@ already be broken while the user types), never demanded to be zero.
 
 from __future__ import annotations
 
-import os
 import re
 import threading
 import time
@@ -944,6 +943,14 @@ def _drop_suffix_overlap(cand: str, suffix: str) -> str:
 _JOIN_TOKEN = re.compile(r"\w+|[^\w\s]")
 
 
+def _common_prefix(s: str, at: int, other: str) -> int:
+    """How many characters of ``s`` from ``at`` on equal the start of ``other``."""
+    n, most = 0, min(len(s) - at, len(other))
+    while n < most and s[at + n] == other[n]:
+        n += 1
+    return n
+
+
 def join_right(cand: str, rest_of_line: str) -> str:
     """A one-line candidate cut where it starts writing what is already right of the cursor (an edit inside a
     written line: ``isfinite(value)`` before ``(number):`` is ``isfinite``), so the line reads as the candidate
@@ -962,8 +969,7 @@ def join_right(cand: str, rest_of_line: str) -> str:
         i = m.start()
         if i == 0:
             continue  # the whole candidate again is no insertion
-        tail = cand[i:]
-        n = len(os.path.commonprefix([tail, want]))
+        n = _common_prefix(cand, i, want)  # how much of the text right of the cursor begins here again
         if n >= len(head.group()) and n > most:
             best, most = i, n
     if best < 0:

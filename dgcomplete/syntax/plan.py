@@ -215,12 +215,12 @@ def plan_span(
         if (before.isalnum() or before == "_") and (after.isalnum() or after == "_"):
             return SpanPlan(SpanKind.NONE, max_tokens=0, reason=f"inside {literal} mid-word")
 
+    if len(right) > MAX_RIGHT_CHARS:
+        return SpanPlan(SpanKind.NONE, max_tokens=0, reason="a line too long to edit (data or minified code)")
     # an edit inside a written line is filled whatever follows it there: the model sees that text and the checks
     # cut a candidate where it starts writing it again (:func:`check.join_right`). Editing the dev split's lines,
     # llama.vim's rule (nothing when more than 12 characters follow) had left 42 of 91 edits without a suggestion
     # (bench/results/edits_ab.json)
-    if len(right) > MAX_RIGHT_CHARS:
-        return SpanPlan(SpanKind.NONE, max_tokens=0, reason="a line too long to edit (data or minified code)")
     real_right = [c for c in right if not c.isspace() and c not in CLOSERS]
     if literal is not None:
         return plan(SpanKind.REST_OF_LINE, f"in {literal}")
