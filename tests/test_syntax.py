@@ -275,8 +275,10 @@ def test_plan_block_indent_and_budgets() -> None:
 def test_plan_fills_an_edit_inside_a_written_line_but_not_a_line_of_data() -> None:
     edit = _plan("q = divmod(|, divisor)  # the quotient and the remainder at once\n", "python")
     assert edit.kind is SpanKind.REST_OF_LINE and edit.reason == "mid-line"
-    data = _plan("x = [|" + "1, " * 400 + "]\n", "python")  # more than 1,000 characters right of the cursor
+    data = _plan("x = [|" + "1, " * 400 + "]\n", "python")  # a line of more than 1,000 characters
     assert data.kind is SpanKind.NONE and "too long" in data.reason
+    end = _plan("x = [" + "1, " * 400 + "|\ny = 1\n", "python")  # its end too: each check would reparse it
+    assert end.kind is SpanKind.NONE and "too long" in end.reason
 
 
 def test_plan_block_with_a_body_below_gets_fewer_lines() -> None:

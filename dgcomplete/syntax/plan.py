@@ -17,9 +17,10 @@ from .languages import is_supported
 
 # characters editors auto-insert to the right of the cursor; they don't make a line "mid-line"
 CLOSERS = frozenset(")]}\"'`;,")
-# more than this right of the cursor on its line is data or minified code, not a line being edited: each check of a
-# candidate there reparses the whole line (an unterminated 300,000-character string took 1.8 s a parse)
-MAX_RIGHT_CHARS = 1000
+# a cursor's line longer than this is data or minified code, not a line being written or edited: each check of a
+# candidate there reparses the whole line (an unterminated 300,000-character string took 1.8-2.3 s a parse, and a
+# request 11-23 s, at its start or its end)
+MAX_LINE_CHARS = 1000
 
 _TOKENS = {
     SpanKind.REST_OF_LINE: 24,
@@ -182,6 +183,8 @@ def plan_span(
     line_end = text.find("\n", offset)
     if line_end < 0:
         line_end = len(text)
+    if line_end - line_start > MAX_LINE_CHARS:
+        return SpanPlan(SpanKind.NONE, max_tokens=0, reason="a line too long to complete (data or minified code)")
     left = text[line_start:offset]
     right = text[offset:line_end].rstrip("\r")
     line_indent = _indent_of(text[line_start:line_end])
@@ -215,8 +218,6 @@ def plan_span(
         if (before.isalnum() or before == "_") and (after.isalnum() or after == "_"):
             return SpanPlan(SpanKind.NONE, max_tokens=0, reason=f"inside {literal} mid-word")
 
-    if len(right) > MAX_RIGHT_CHARS:
-        return SpanPlan(SpanKind.NONE, max_tokens=0, reason="a line too long to edit (data or minified code)")
     # an edit inside a written line is filled whatever follows it there: the model sees that text and the checks
     # cut a candidate where it starts writing it again (:func:`check.join_right`). Editing the dev split's lines,
     # llama.vim's rule (nothing when more than 12 characters follow) had left 42 of 91 edits without a suggestion
