@@ -348,6 +348,14 @@ async def _seen(daemon: OptionsDaemon, seen: list[dict[str, Any]], at: int, show
     return last.get("source")
 
 
+def _see_wrong(wrong: WrongReads, t: Typist, ls: int, edit: tuple[int, int, str], source: str | None) -> None:
+    """A wrong suggestion read, as its edit (start, end, text) would leave the line that starts at ``ls``: the line
+    left of the edit, then the edit's text and what stays right of it."""
+    start, end, insert = edit
+    eol = t.text.find("\n", t.cursor)
+    wrong.see(t.text[ls:start], insert + t.text[end : len(t.text) if eol < 0 else eol], source)
+
+
 async def _type_autoclosed(daemon: OptionsDaemon, t: Typist, line: str, observe: bool) -> dict[str, Any]:
     """:func:`_type_one` in an editor that auto-closes brackets and quotes (:func:`auto_closed`): suggestions are
     judged by the line Tab's edit leaves (:func:`judge_edit`), and closers left over where the line ends (its last
@@ -380,9 +388,7 @@ async def _type_autoclosed(daemon: OptionsDaemon, t: Typist, line: str, observe:
             t.replace(start, end, insert, start + len(insert))
             continue
         if verdict == "wrong" and edit:
-            start, end, insert = edit
-            eol = t.text.find("\n", t.cursor)
-            wrong.see(t.text[ls:start], insert + t.text[end:len(t.text) if eol < 0 else eol], source)
+            _see_wrong(wrong, t, ls, edit, source)
         t.type_char(line[done])
     eol = t.text.find("\n", t.cursor)
     eol = len(t.text) if eol < 0 else eol
@@ -428,9 +434,7 @@ async def _type_edit(daemon: OptionsDaemon, t: Typist, piece: str, observe: bool
                 break
             continue
         if verdict == "wrong" and edit:
-            start, end, insert = edit
-            e = t.text.find("\n", t.cursor)
-            wrong.see(t.text[ls:start], insert + t.text[end:len(t.text) if e < 0 else e], source)
+            _see_wrong(wrong, t, ls, edit, source)
         t.insert(piece[done])
     return {"requests": len(ms), **outcome(len(ms), accepts, wrong), "bad_extra_lines": 0,
             "ms": [round(x, 1) for x in ms], "seen": seen, "errors": errors[:3], "covers": 0}

@@ -278,13 +278,17 @@ co = coroutine.create(function()
 
   -- the editor's closer right of the cursor, which the item writes too: drawn around it, not twice; <C-Right> stops
   -- short of it, and a word that reaches it takes the rest (the range's edit)
-  api.nvim_buf_set_lines(0, -1, -1, false, { "    total = compute()" })
-  feed("GA")
-  sleep(1500)
-  row = api.nvim_buf_line_count(0) - 1
-  api.nvim_win_set_cursor(0, { row + 1, #"    total = compute(" })
-  cur = api.nvim_win_get_cursor(0)
-  dg.clear(0)
+  -- a new last line ``text``, typed into (insert mode), the cursor after ``before``, no ghost text yet
+  local function new_line(text, before)
+    api.nvim_buf_set_lines(0, -1, -1, false, { text })
+    feed("GA")
+    sleep(1500)
+    row = api.nvim_buf_line_count(0) - 1
+    api.nvim_win_set_cursor(0, { row + 1, #before })
+    cur = api.nvim_win_get_cursor(0)
+    dg.clear(0)
+  end
+  new_line("    total = compute()", "    total = compute(")
   fake = { insertText = "compute(a, b) + 1", filterText = "compute",
            range = { start = { line = row, character = 12 }, ["end"] = { line = row, character = 21 } } }
   check("render over the editor's closer", render_fake() == true)
@@ -308,13 +312,7 @@ co = coroutine.create(function()
   sleep(100)
 
   -- an edit inside a written line: the item goes in at the cursor, before the rest of the line (inline on 0.10+)
-  api.nvim_buf_set_lines(0, -1, -1, false, { "    q, r = divmod(, divisor)  # both parts" })
-  feed("GA")
-  sleep(1500)
-  row = api.nvim_buf_line_count(0) - 1
-  api.nvim_win_set_cursor(0, { row + 1, #"    q, r = divmod(" })
-  cur = api.nvim_win_get_cursor(0)
-  dg.clear(0)
+  new_line("    q, r = divmod(, divisor)  # both parts", "    q, r = divmod(")
   fake = { insertText = "value", range = { start = { line = row, character = 18 }, ["end"] = { line = row, character = 18 } } }
   check("render inside a written line", render_fake() == true and dg.ghost_text(0) == "value", dg.ghost_text(0))
   marks = api.nvim_buf_get_extmarks(0, api.nvim_create_namespace("dgcomplete"), 0, -1, { details = true })
