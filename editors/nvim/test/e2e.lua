@@ -319,6 +319,10 @@ co = coroutine.create(function()
   if vim.fn.has("nvim-0.10") == 1 then
     check("drawn at the cursor, before the rest of the line", #marks == 1 and marks[1][3] == 18
           and marks[1][4].virt_text_pos == "inline" and marks[1][4].virt_text[1][1] == "value", marks)
+  else
+    check("drawn over the rest of the line as it will read", #marks == 1 and marks[1][3] == 18
+          and marks[1][4].virt_text_pos == "overlay" and marks[1][4].virt_text[1][1] == "value, divisor)  # both parts",
+          marks)
   end
   feed("<Tab>", true)
   check("<Tab> puts it in before the rest of the line",

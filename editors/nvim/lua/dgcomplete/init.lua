@@ -3,7 +3,8 @@
 --
 --   0.12+     vim.lsp.inline_completion (built in) renders and accepts; we only map keys.
 --   0.7-0.11  we send textDocument/inlineCompletion ourselves (debounced, cancelled, dropped when stale) and
---             draw the suggestion with extmarks: virt_text (inline on 0.10+, eol before) + virt_lines.
+--             draw the suggestion with extmarks: virt_text (inline on 0.10+, eol before; inside a written line,
+--             overlay before 0.10) + virt_lines.
 --   server    vim.lsp.config/enable on 0.11+, vim.lsp.start on 0.8-0.10, vim.lsp.start_client on 0.7.
 --
 --   require("dgcomplete").setup({ cmd = {"dgcomplete", "serve"}, model = nil, shared = "auto", filetypes = {...},
@@ -184,11 +185,14 @@ local function render(bufnr, client, item, row, col)
   -- the range may cover closers the editor put right of the cursor, which the item writes itself (`bar) + 1`
   -- over the `)` of `foo(|)`): its first line is drawn around them, so they are not drawn twice
   local parts = { lines[1] }
+  local end_b = col -- where the item's range ends on this line
   if r and r["end"].line == row then
-    local replaced = line:sub(col + 1, to_byte(line, r["end"].character, enc))
+    end_b = to_byte(line, r["end"].character, enc)
+    local replaced = line:sub(col + 1, end_b)
     if #replaced > 0 then parts = around(lines[1], replaced) or parts end
   end
   local written = lines[1] -- at the line's end (before 0.10), the first line is drawn as it will read
+  local after = #lines == 1 and line:sub(end_b + 1) or "" -- the rest of the line the item goes in before
   lines[1] = table.concat(parts)
   local ghost = table.concat(lines, "\n") -- what accepting adds
   if ghost == "" then
@@ -202,6 +206,12 @@ local function render(bufnr, client, item, row, col)
   if first ~= "" then
     opts.virt_text = { { first, hl } }
     opts.virt_text_pos = inline and "inline" or "eol"
+    if not inline and after:match("%S") then
+      -- an edit inside a written line, without inline virtual text: the line from the cursor as it will read, drawn
+      -- over the text there (at the line's end, the item alone read as if it came after that text)
+      opts.virt_text = { { written .. after, hl } }
+      opts.virt_text_pos = "overlay"
+    end
   end
   if #lines > 1 then
     local vl = {}
