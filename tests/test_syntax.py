@@ -89,6 +89,22 @@ def test_every_supported_language_parses(lang: str) -> None:
     assert error_count(get_parser(lang).parse(broken.encode())) > 0
 
 
+def test_bash_reads_characters_past_the_bmp_masked_with_offsets_kept() -> None:
+    """tree-sitter-bash's scanner reads freed memory on some characters past U+FFFF (valgrind; the daemon died of
+    SIGSEGV now and then in the fuzz suite): bash's parser reads each as four ``_``, the same bytes, so offsets and
+    incremental edits stay; other languages read them as they are."""
+    text = 'echo "\U0001f680 #{\U000872b6"  # done\n'
+    tree = parse(text, "bash")
+    assert tree is not None and tree.root_node.end_byte == len(text.encode()) and not tree.root_node.has_error
+    assert b"\xf0" not in tree.root_node.text and tree.root_node.text.count(b"____") == 2
+    doc = SyntaxDocument(text, "bash")
+    doc.apply_change(0, 5, 0, 5, "x")  # an edit after an astral character: the reparse matches a fresh parse
+    fresh = parse(doc.text, "bash")
+    assert doc.tree is not None and fresh is not None and str(doc.tree.root_node) == str(fresh.root_node)
+    py = get_parser("python").parse('s = "\U0001f680"\n'.encode())
+    assert "\U0001f680".encode() in py.root_node.text
+
+
 # --- documents --------------------------------------------------------------------------------
 
 
