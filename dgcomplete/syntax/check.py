@@ -823,6 +823,8 @@ def _merge(spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
 # --- trimming candidates to a plan ------------------------------------------------------------
 
 _CLOSERS = ")]}"
+# what editors put right of the cursor as they auto-close (it does not make a line "mid-line": plan.CLOSERS)
+EDITOR_INSERTS = ")]}\"'`;,"
 _TRAILING_PUNCT = set(")]}>\"'`;,: \t")
 _MAX_PARSES = 8
 # tokens after which a cut leaves an unfinished expression
@@ -958,7 +960,7 @@ def join_right(cand: str, rest_of_line: str) -> str:
     (at least its first token; on a tie, the earliest). Unchanged when it never does, or nothing but closers
     and blanks is right of the cursor."""
     right = rest_of_line.rstrip("\r")
-    if not right.strip(_CLOSERS + "\"'`;, \t") or "\n" in cand.rstrip():
+    if not right.strip(EDITOR_INSERTS + " \t") or "\n" in cand.rstrip():
         return cand
     want = right.lstrip()
     head = _JOIN_TOKEN.match(want)

@@ -11,12 +11,12 @@ import re
 import tree_sitter
 
 from ..types import SpanKind, SpanPlan
-from .check import _indent_of, _width, enclosing_literal, shared_base
+from .check import EDITOR_INSERTS, _indent_of, _width, enclosing_literal, shared_base
 from .document import TextIndex
 from .languages import is_supported
 
 # characters editors auto-insert to the right of the cursor; they don't make a line "mid-line"
-CLOSERS = frozenset(")]}\"'`;,")
+CLOSERS = frozenset(EDITOR_INSERTS)
 # a cursor's line longer than this is data or minified code, not a line being written or edited: each check of a
 # candidate there reparses the whole line (an unterminated 300,000-character string took 1.8-2.3 s a parse, and a
 # request 11-23 s, at its start or its end)
