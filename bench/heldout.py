@@ -559,30 +559,30 @@ def with_edits(data: dict[str, Any]) -> dict[str, Any]:
     return {**data, "cases": cases, "edits": True}
 
 
+# the ways a bench can send a split's files, as editors send real ones: (flag, the split so sent, its help), in the
+# order they apply
+SENDINGS = (
+    ("as_text", as_text, "send the files as a language without a grammar (bench.heldout.as_text)"),
+    ("crlf", with_crlf, "every file with CRLF line breaks, as an editor on Windows often sends them"),
+    ("tabs", with_tabs, "every file indented with spaces re-indented with tabs, as a tab-indented project sends it"),
+    ("vue", with_vue, "the JavaScript and TypeScript cases each the script of a Vue single-file component"),
+    ("markdown", with_markdown, "each case's file a fenced code block of a Markdown file"),
+    ("autoclose", with_autoclose, "as an editor that auto-closes brackets and quotes sends them: the closers typed "
+     "lines leave right of the cursor (VS Code's defaults)"),
+    ("edits", with_edits, "the mid-line cases as edits inside a written line: a piece taken out at the cursor, the "
+     "rest of the line right of it"),
+)
+
+
 def add_sending_args(ap: Any) -> None:
-    """The ways a bench can send a split's files, as editors send real ones (:func:`as_sent`)."""
-    ap.add_argument("--as-text", action="store_true",
-                    help="send the files as a language without a grammar (bench.heldout.as_text)")
-    ap.add_argument("--crlf", action="store_true",
-                    help="every file with CRLF line breaks, as an editor on Windows often sends them")
-    ap.add_argument("--tabs", action="store_true",
-                    help="every file indented with spaces re-indented with tabs, as a tab-indented project sends it")
-    ap.add_argument("--vue", action="store_true",
-                    help="the JavaScript and TypeScript cases each the script of a Vue single-file component")
-    ap.add_argument("--markdown", action="store_true",
-                    help="each case's file a fenced code block of a Markdown file")
-    ap.add_argument("--autoclose", action="store_true",
-                    help="as an editor that auto-closes brackets and quotes sends them: the closers typed lines leave "
-                    "right of the cursor (VS Code's defaults)")
-    ap.add_argument("--edits", action="store_true",
-                    help="the mid-line cases as edits inside a written line: a piece taken out at the cursor, the rest "
-                    "of the line right of it")
+    """The flags of :data:`SENDINGS` (:func:`as_sent`)."""
+    for flag, _, help_ in SENDINGS:
+        ap.add_argument("--" + flag.replace("_", "-"), action="store_true", help=help_)
 
 
 def as_sent(data: dict[str, Any], a: Any) -> dict[str, Any]:
     """The split as :func:`add_sending_args`' flags ``a`` send it."""
-    for flag, how in (("as_text", as_text), ("crlf", with_crlf), ("tabs", with_tabs), ("vue", with_vue),
-                      ("markdown", with_markdown), ("autoclose", with_autoclose), ("edits", with_edits)):
+    for flag, how, _ in SENDINGS:
         data = how(data) if getattr(a, flag) else data
     return data
 
