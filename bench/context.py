@@ -222,13 +222,18 @@ def _uri(case_id: str, fid: str, split: str | None = None) -> str:
 TRIGGERS = {"automatic": lsp.InlineCompletionTriggerKind.Automatic, "invoked": lsp.InlineCompletionTriggerKind.Invoked}
 
 
-async def ask_inline(client: Any, uri: str, text: str, cursor: int,
-                     trigger: str = "automatic") -> tuple[list[Any], float, str]:
+async def ask_inline(client: Any, uri: str, text: str, cursor: int, trigger: str = "automatic",
+                     selected: tuple[int, int, str] | None = None) -> tuple[list[Any], float, str]:
     """One ``textDocument/inlineCompletion`` at ``cursor`` of ``text`` (the client's copy of ``uri``): the items,
-    the client-measured ms, and the error ("" when none; a server error or a timeout counts as nothing shown)."""
-    params = lsp.InlineCompletionParams(
-        context=lsp.InlineCompletionContext(trigger_kind=TRIGGERS[trigger]),
-        text_document=lsp.TextDocumentIdentifier(uri), position=pos_at(text, cursor))
+    the client-measured ms, and the error ("" when none; a server error or a timeout counts as nothing shown).
+    ``selected``: the suggest widget's selected item, ``[start, end)`` of ``text`` and the item's text, sent as
+    VS Code sends it (``selectedCompletionInfo``)."""
+    context = lsp.InlineCompletionContext(trigger_kind=TRIGGERS[trigger])
+    if selected is not None:
+        context.selected_completion_info = lsp.SelectedCompletionInfo(
+            range=lsp.Range(pos_at(text, selected[0]), pos_at(text, selected[1])), text=selected[2])
+    params = lsp.InlineCompletionParams(context=context, text_document=lsp.TextDocumentIdentifier(uri),
+                                        position=pos_at(text, cursor))
     t0 = time.perf_counter()
     try:
         res = await asyncio.wait_for(client.text_document_inline_completion_async(params), REQUEST_TIMEOUT_S)

@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import bisect
 import json
 import re
 import statistics
@@ -75,12 +76,14 @@ from .context import OptionsDaemon, ask_inline, open_case, parse_sets, run_info,
 from .heldout import OUT as HELDOUT
 from .heldout import (
     SPLITS,
+    _in_string_or_comment,
     add_sending_args,
     as_sent,
     auto_closed,
     case_document,
     family,
     load,
+    other_text,
     sending,
 )
 from .latency import pos_at
@@ -151,11 +154,75 @@ def extra_lines_right(shown: str, after: str) -> bool:
     return [s.rstrip() for s in extra] == [w.rstrip() for w in want]
 
 
-class Typist:
-    """One line typed into one open document; the document's text is mirrored to send ranged edits."""
+_NAME_END = re.compile(r"[A-Za-z_$][\w$]*$")
+_NAME_AT = re.compile(r"[\w$]+")
+_NAMES = re.compile(r"[A-Za-z_$][\w$]*")
+WIDGETS = ("first", "right")
 
-    def __init__(self, daemon: OptionsDaemon, uri: str, text: str, cursor: int) -> None:
+
+class Widget:
+    """VS Code's suggest widget as a language server fills it, while a name is typed in code (quick suggestions:
+    on in code, off in strings and comments): its items, the names of the open files (the document without the
+    line being typed, and the others) that begin with the typed part; the one selected, ``first``: the first of
+    them in the widget's order (by name, case aside; ``editor.suggestSelection`` "first"), or ``right``: the name
+    the line has there where the files have it (a language server that offers it first), else the first. No item,
+    no widget. An approximation: a real server offers members, keywords and imports too, and ranks by more. The
+    typist takes a right suggestion on screen first (Tab takes the inline item over the widget's), else the
+    widget's item where it is the right name and saves a keystroke (source ``widget``): what the editor gives
+    without us, so what a change to the inline items moves is the rest."""
+
+    def __init__(self, mode: str, texts: Iterable[str]) -> None:
+        self.mode = mode
+        self.names = sorted({w for t in texts for w in _NAMES.findall(t)})
+
+    def select(self, text: str, cursor: int, line: str, done: int) -> tuple[int, int, str] | None:
+        """The selected item while ``line[:done]`` is typed, the cursor at ``cursor`` of ``text``: the range it
+        replaces (the typed part of the name) and its text; None where no widget shows."""
+        typed_line = line[:done]
+        m = _NAME_END.search(typed_line)
+        if m is None or _in_string_or_comment(typed_line) or _NAME_AT.match(text, cursor):
+            return None
+        typed = m.group(0)
+        i = bisect.bisect_left(self.names, typed)
+        items = []
+        while i < len(self.names) and self.names[i].startswith(typed):
+            items.append(self.names[i])
+            i += 1
+        if not items:
+            return None
+        want = _NAME_AT.match(line, m.start())
+        word = want.group(0) if want else typed
+        pick = word if self.mode == "right" and word in items else min(items, key=lambda w: (w.lower(), w))
+        return cursor - len(typed), cursor, pick
+
+
+class Typist:
+    """One line typed into one open document; the document's text is mirrored to send ranged edits. ``widget``:
+    the suggest widget that shows while a name is typed (:class:`Widget`), whose selected item each request
+    sends."""
+
+    def __init__(self, daemon: OptionsDaemon, uri: str, text: str, cursor: int, widget: Widget | None = None) -> None:
         self.d, self.uri, self.text, self.cursor, self.version = daemon, uri, text, cursor, 1
+        self.widget = widget
+        self.selected: tuple[int, int, str] | None = None  # what the next request sends
+        self.closed = False  # a suggestion or item just taken closes the widget until a character is typed
+        self.widget_stats = {"requests": 0, "right": 0}
+
+    def open_widget(self, line: str, done: int) -> str:
+        """The widget's selected item for the next request, while ``line[:done]`` is typed (none after a taking,
+        until a character is typed); the rest of the name it writes where it is the right name, else ""."""
+        self.selected = None if self.widget is None or self.closed else self.widget.select(
+            self.text, self.cursor, line, done)
+        self.closed = False
+        if self.selected is None:
+            return ""
+        start, end, item = self.selected
+        want = _NAME_AT.match(line, done - (end - start))
+        self.widget_stats["requests"] += 1
+        if not (want and want.group(0) == item):
+            return ""
+        self.widget_stats["right"] += 1
+        return item[end - start:]
 
     def insert(self, s: str) -> None:
         self.replace(self.cursor, self.cursor, s, self.cursor + len(s))
@@ -185,7 +252,7 @@ class Typist:
 
     async def ask_edit(self) -> tuple[str, float, str, tuple[int, int, str] | None]:
         """:meth:`ask`, with the first item's edit (start, end, text) as Tab would apply it (None when nothing)."""
-        items, ms, err = await ask_inline(self.d.client, self.uri, self.text, self.cursor)
+        items, ms, err = await ask_inline(self.d.client, self.uri, self.text, self.cursor, selected=self.selected)
         if not items:
             return "", ms, err, None
         shown, start, end, insert = shown_text(self.text, self.cursor, items[0])
@@ -246,7 +313,7 @@ def block_document(files: dict[str, dict[str, Any]], case: dict[str, Any],
 
 async def type_line(daemon: OptionsDaemon, data: dict[str, Any], case: dict[str, Any],
                     observe: bool = False, words: bool = False, block: int = 1,
-                    autoclose: bool = False) -> list[dict[str, Any]]:
+                    autoclose: bool = False, widget: str | None = None) -> list[dict[str, Any]]:
     """Open the case, type its line with suggestions, close; one record a typed line.  ``observe``: accept nothing,
     type every character and keep every suggestion with its confidence (run with ``minConfidence`` 0 for
     :func:`simulate`).  ``words``: the typist also takes the right leading words of a wrong suggestion
@@ -255,7 +322,8 @@ async def type_line(daemon: OptionsDaemon, data: dict[str, Any], case: dict[str,
     taken out (:func:`block_document`) and written one after another, Enter putting the next line's indentation
     (not counted, as the line's indentation is not); a suggestion whose first line is the rest of the line and
     whose further lines are the next lines to write completes those too (they cost no keystroke). ``autoclose``:
-    typed in an editor that auto-closes brackets and quotes (:func:`_type_autoclosed`)."""
+    typed in an editor that auto-closes brackets and quotes (:func:`_type_autoclosed`). ``widget``: with a suggest
+    widget open while a name is typed (:class:`Widget`'s mode), whose selected item each request sends."""
     files = data["files"]
     if block > 1:
         doc, cursor, lines = block_document(files, case, block)
@@ -265,7 +333,8 @@ async def type_line(daemon: OptionsDaemon, data: dict[str, Any], case: dict[str,
     lang = files[case["file"]]["lang"]
     client = daemon.client
     uri, opened = open_case(client, data, case, doc)
-    t = Typist(daemon, uri, doc, cursor)
+    names = [doc] + [other_text(files, fid, data.get("others_max_chars", 30_000)) for fid in case["others"]]
+    t = Typist(daemon, uri, doc, cursor, Widget(widget, names) if widget else None)
     recs: list[dict[str, Any]] = []
     covered = 0  # lines after this one that an accepted multi-line suggestion already wrote
     try:
@@ -300,12 +369,14 @@ async def _type_one(daemon: OptionsDaemon, t: Typist, line: str, after: str, obs
     how many lines after it an accepted multi-line suggestion wrote (``multi``: only where they are the lines to
     write next, ``after``; otherwise only its first line is taken and a wrong rest is counted)."""
     done, bad_extra, presses_more, covers = 0, 0, 0, 0
+    t.widget_stats = {"requests": 0, "right": 0}
     accepts: list[dict[str, Any]] = []
     wrong = WrongReads()
     errors: list[str] = []
     ms: list[float] = []
     seen: list[dict[str, Any]] = []
     while done < len(line):
+        item_rest = t.open_widget(line, done)
         shown, took, err = await t.ask()
         ms.append(took)
         if err:
@@ -327,13 +398,21 @@ async def _type_one(daemon: OptionsDaemon, t: Typist, line: str, after: str, obs
             presses_more += acc.get("keys", 1) - 1  # the request was one keystroke; other presses are more
             t.insert(take)
             done += len(take)
+            t.closed = True
             continue
         if verdict == "wrong":
             wrong.see(line[:done], shown, source)
+        if len(item_rest) >= 2 and not observe:  # no right suggestion on screen: the widget's right name (Tab)
+            accepts.append({"at": done, "chars": len(item_rest), "verdict": "part", "source": "widget"})
+            t.insert(item_rest)
+            done += len(item_rest)
+            t.closed = True
+            continue
         t.insert(line[done])
         done += 1
     return {"requests": len(ms), **outcome(len(ms) + presses_more, accepts, wrong), "bad_extra_lines": bad_extra,
-            "ms": [round(x, 1) for x in ms], "seen": seen, "errors": errors[:3], "covers": covers}
+            "ms": [round(x, 1) for x in ms], "seen": seen, "errors": errors[:3], "covers": covers,
+            **({"widget": t.widget_stats} if t.widget else {})}
 
 
 async def _seen(daemon: OptionsDaemon, seen: list[dict[str, Any]], at: int, shown: str, verdict: str | None,
@@ -364,12 +443,14 @@ async def _type_autoclosed(daemon: OptionsDaemon, t: Typist, line: str, observe:
     indent = t.text[ls:t.cursor]
     want = indent + line
     presses_more = 0
+    t.widget_stats = {"requests": 0, "right": 0}
     accepts: list[dict[str, Any]] = []
     wrong = WrongReads()
     errors: list[str] = []
     ms: list[float] = []
     seen: list[dict[str, Any]] = []
     while (done := t.cursor - ls - len(indent)) < len(line):
+        item_rest = t.open_widget(line, done)
         shown, took, err, edit = await t.ask_edit()
         ms.append(took)
         if err:
@@ -386,9 +467,15 @@ async def _type_autoclosed(daemon: OptionsDaemon, t: Typist, line: str, observe:
             accepts.append({"at": done, "chars": start + len(insert) - t.cursor, "verdict": verdict,
                             "source": source})
             t.replace(start, end, insert, start + len(insert))
+            t.closed = True
             continue
         if verdict == "wrong" and edit:
             _see_wrong(wrong, t, ls, edit, source)
+        if len(item_rest) >= 2 and not observe:  # the widget's right name (Tab), the closers kept right of it
+            accepts.append({"at": done, "chars": len(item_rest), "verdict": "part", "source": "widget"})
+            t.insert(item_rest)
+            t.closed = True
+            continue
         t.type_char(line[done])
     eol = t.text.find("\n", t.cursor)
     eol = len(t.text) if eol < 0 else eol
@@ -396,7 +483,8 @@ async def _type_autoclosed(daemon: OptionsDaemon, t: Typist, line: str, observe:
         presses_more += 2
         t.replace(ls, eol, want, ls + len(want))
     return {"requests": len(ms), **outcome(len(ms) + presses_more, accepts, wrong), "bad_extra_lines": 0,
-            "ms": [round(x, 1) for x in ms], "seen": seen, "errors": errors[:3], "covers": 0}
+            "ms": [round(x, 1) for x in ms], "seen": seen, "errors": errors[:3], "covers": 0,
+            **({"widget": t.widget_stats} if t.widget else {})}
 
 
 async def _type_edit(daemon: OptionsDaemon, t: Typist, piece: str, observe: bool) -> dict[str, Any]:
@@ -558,6 +646,8 @@ def metrics(recs: list[dict[str, Any]]) -> dict[str, Any]:
         "requests": len(ms),
         "errors": sum(len(r["errors"]) for r in recs),
         "latency_ms": {"p50": rnd(pct(ms, 50), 1), "p95": rnd(pct(ms, 95), 1)},
+        **({"widget_open": sum(r["widget"]["requests"] for r in recs),
+            "widget_selected_right": sum(r["widget"]["right"] for r in recs)} if recs[0].get("widget") else {}),
     }
 
 
@@ -610,7 +700,8 @@ def compare(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> dict[str, Any]:
 
 async def run(model: Path, data: dict[str, Any], cases: list[dict[str, Any]], options: dict[str, Any],
               threads: int | None, log: Any = None, observe: bool = False,
-              words: bool = False, block: int = 1, autoclose: bool = False) -> list[dict[str, Any]]:
+              words: bool = False, block: int = 1, autoclose: bool = False,
+              widget: str | None = None) -> list[dict[str, Any]]:
     d = OptionsDaemon(model, options=options, threads=threads, log_dir=Path(tempfile.mkdtemp(prefix="dgtyping-")))
     await d.start()
     recs = []
@@ -618,7 +709,7 @@ async def run(model: Path, data: dict[str, Any], cases: list[dict[str, Any]], op
         if cases:  # one warm-up line, not counted (the first request pays for the model's first pass)
             await type_line(d, data, {**cases[0], "id": cases[0]["id"] + "-warmup"})
         for i, case in enumerate(cases):
-            recs.extend(await type_line(d, data, case, observe, words, block, autoclose))
+            recs.extend(await type_line(d, data, case, observe, words, block, autoclose, widget))
             if log and (i + 1) % 25 == 0:
                 m = metrics(recs)
                 log(f"bench.typing_replay: {i + 1}/{len(cases)} lines, saved {m['saved']}, "
@@ -647,6 +738,10 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     ap.add_argument("--block", type=int, default=1, metavar="K",
                     help="write code instead of re-typing a line: each case's line and up to K-1 lines after it in "
                     "its block are taken out of the file and typed in order (default 1: the line alone)")
+    ap.add_argument("--widget", choices=WIDGETS,
+                    help="a suggest widget open while a name is typed, its selected item sent with each request as "
+                    "VS Code sends it: the first name of the open files that begins with the typed part, or the "
+                    "right one where they have it (Widget)")
     ap.add_argument("--compare", nargs=2, metavar=("A", "B"),
                     help="two --dump files of one split: where B's figures differ from A's, by package and line")
     ap.add_argument("--dump", help="per-line JSONL")
@@ -661,6 +756,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         return res
     if a.edits and (a.block > 1 or a.words or a.sweep or a.autoclose or a.observe):
         sys.exit("bench.typing_replay: --edits types the pieces of edit cases, taking whole suggestions or parts")
+    if a.widget and (a.edits or a.sweep or a.observe):
+        sys.exit("bench.typing_replay: --widget types whole lines, taking suggestions (no --edits, --observe)")
     if a.autoclose and (a.block > 1 or a.words or a.sweep):
         sys.exit("bench.typing_replay: --autoclose types single lines, taking whole suggestions or parts")
     if (a.crlf or a.tabs) and a.block > 1:
@@ -695,7 +792,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     options = parse_sets(a.set)
     t = Timer()
     recs = asyncio.run(run(model, data, cases, options, a.threads, log=lambda s: print(s, file=sys.stderr),
-                           observe=a.observe, words=a.words, block=a.block, autoclose=a.autoclose))
+                           observe=a.observe, words=a.words, block=a.block, autoclose=a.autoclose,
+                           widget=a.widget))
     if a.dump:
         write_jsonl(a.dump, recs)
     res = {
@@ -706,7 +804,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         **({"block": a.block, "lines_typed": len(recs)} if a.block > 1 else {}),
         "settings": {"set": options, "threads": a.threads, "trigger": "automatic, after every character",
                      "warmup_lines": 1, "max_line_chars": MAX_LINE_CHARS, "other_open_files": True,
-                     **sending(a),
+                     **sending(a), **({"suggest_widget": a.widget} if a.widget else {}),
                      "accept_rule": "first line == rest of the line (stripped at the right), or a one-line "
                      "proper prefix of it; Tab counts as a keystroke" + ("; and the right leading words of a wrong "
                      "suggestion, one keystroke a word (accept next word)" if a.words else "")},

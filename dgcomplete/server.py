@@ -527,6 +527,25 @@ def _items_range(v: View, comp: Completion, cand: Candidate) -> tuple[lsp.Range,
     return lsp.Range(start=_position(v, start), end=_position(v, end)), text[start:offset] + cand.text
 
 
+def over_selection(text: str, edit: tuple[int, int, str], selected: tuple[int, int, str]) -> str | None:
+    """``edit`` (``[start, end)`` of ``text`` made its text) as the one edit of the suggest widget's range
+    (``selected``: ``[start, end)`` and the item's text) that VS Code shows while the widget is open: what the
+    range becomes, which must extend the item's text; None where no such edit does the same (it starts before
+    the range, or writes over text past it, the editor's closers, that it does not end with)."""
+    start, end, insert = edit
+    s0, s1, item = selected
+    if start < s0:
+        return None
+    if end <= s1:
+        out = text[s0:start] + insert + text[end:s1]
+    else:  # it writes over closers past the range: the same edit if it ends with them and they stay
+        over = text[s1:end]
+        if "\n" in insert or not insert.endswith(over):
+            return None
+        out = text[s0:start] + insert[: len(insert) - len(over)]
+    return out if out.startswith(item) else None
+
+
 async def _complete(ls: DgServer, uri: str, pos: lsp.Position, *,
                     n: int) -> tuple[Completion | None, str, View | None]:
     engine, reason = await ls.engine_or_reason()
@@ -556,6 +575,17 @@ async def _complete(ls: DgServer, uri: str, pos: lsp.Position, *,
     return comp, comp.reason, v
 
 
+def _selection(v: View, sel: lsp.SelectedCompletionInfo | None) -> tuple[int, int, str] | None:
+    """The suggest widget's selected item as document offsets and text (None without one, or where its range is
+    not in the document)."""
+    if sel is None:
+        return None
+    a, b = sel.range.start, sel.range.end
+    if min(a.line, a.character, b.line, b.character) < 0 or max(a.line, b.line) >= v.line_count:
+        return None
+    return v.offset(a.line, a.character), v.offset(b.line, b.character), sel.text
+
+
 async def ls_inline(ls: DgServer, params: lsp.InlineCompletionParams) -> lsp.InlineCompletionList | None:
     t0 = time.perf_counter()
     ls.stats.requests += 1
@@ -575,15 +605,16 @@ async def ls_inline(ls: DgServer, params: lsp.InlineCompletionParams) -> lsp.Inl
     assert v is not None
     text = v.session.doc.text
     sel = params.context.selected_completion_info
+    selected = _selection(v, sel)
     items = []
     for cand in comp.items[: 3 if invoked else 1]:
         rng, insert = _items_range(v, comp, cand)
-        if sel is not None:
-            # the item must extend the selected completion and use its range
-            typed = text[v.offset(sel.range.start.line, sel.range.start.character) : comp.offset]
-            if not (typed + cand.text).startswith(sel.text):
+        if sel is not None:  # with the suggest widget open, VS Code shows an item that extends its selected one
+            edit = (comp.start, comp.offset + cand.replaces, insert)
+            over = over_selection(text, edit, selected) if selected is not None else None
+            if over is None:
                 continue
-            rng, insert = sel.range, typed + cand.text
+            rng, insert = sel.range, over
         items.append(lsp.InlineCompletionItem(
             insert_text=insert, filter_text=insert, range=rng,
             command=lsp.Command(title="dgcomplete: accepted", command=ACCEPT_COMMAND, arguments=[comp.stats]),

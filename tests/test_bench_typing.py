@@ -36,6 +36,24 @@ def test_a_typist_reads_a_suggestion_as_the_rest_of_the_line_a_part_of_it_or_wro
     assert judge(" str:", " str:") == "complete" and judge("str:", " str:") == "wrong"  # leading blanks count
 
 
+def test_the_suggest_widget_selects_a_name_of_the_open_files_while_a_name_is_typed():
+    """``--widget`` plays VS Code's suggest widget: open while a name is typed in code (not in a string or a
+    comment, not inside a word), its items the open files' names that begin with the typed part; ``first`` selects
+    the first of them by name, ``right`` the line's own name where the files have it. No item, no widget."""
+    w = typing_replay.Widget("first", ["def load(config_path, connect):\n    conn = connect()\n", "CONFIG = 1"])
+    line = "path = config_path(name)"
+    text, cursor = "x\n    path = con", len("x\n    path = con")
+    assert w.select(text, cursor, line, len("path = con")) == (cursor - 3, cursor, "config_path")
+    assert w.select(text + "x", cursor, line, len("path = con")) is None  # inside a word
+    assert w.select("s = 'con", 8, "s = 'con'", 8) is None  # in a string
+    assert w.select("# con", 5, "# con", 5) is None  # in a comment
+    assert w.select("z = zz", 6, "z = zz", 6) is None  # no name begins so
+    assert w.select("c = co", 6, "c = conn", 6)[2] == "config_path"  # the first: not the line's `conn`
+    right = typing_replay.Widget("right", ["def load(config_path, connect):\n    conn = connect()\n"])
+    assert right.select("c = co", 6, "c = conn", 6)[2] == "conn"
+    assert right.select("c = co", 6, "c = cold", 6)[2] == "config_path"  # not in the files: the first
+
+
 def test_an_auto_closing_editor_puts_closers_and_types_over_them():
     """``--autoclose`` types as VS Code does by default: an opener before a blank, a closer or the line's end gets its
     closer, a quote too unless it follows a word or the cursor is in a string or comment, and a closer or quote typed
@@ -248,6 +266,30 @@ def test_typing_the_pieces_of_edits_through_the_daemon(tiny_model: Path, tmp_pat
         assert r["requests"] == r["keystrokes"] and r["errors"] == []
     with pytest.raises(SystemExit):
         typing_replay.main(["--data", str(tmp_path), "--split", "dev", "--edits", "--autoclose"])
+
+
+@pytest.mark.parametrize("autoclose", [False, True])
+def test_typing_with_the_suggest_widget_open_through_the_daemon(tiny_model: Path, tmp_path: Path, autoclose: bool):
+    """``--widget right``: while a name is typed the request carries the widget's selected item, and where no right
+    suggestion shows, the typist takes the item (the right name, one keystroke, source ``widget``); what was
+    taken and typed makes up each line, in an editor that auto-closes too."""
+    data = _build(2)
+    heldout.write(data, tmp_path)
+    out, dump = tmp_path / "typing.json", tmp_path / "typing.jsonl"
+    res = typing_replay.main(["--data", str(tmp_path), "--split", "dev", "--model", str(tiny_model), "--widget",
+                              "right", "--threads", "1", "--dump", str(dump), "--out", str(out)]
+                             + (["--autoclose"] if autoclose else []))
+    recs = [json.loads(ln) for ln in dump.read_text().splitlines()]
+    assert res["settings"]["suggest_widget"] == "right" and res["all"]["widget_open"] > 0
+    assert any(a["source"] == "widget" for r in recs for a in r["accepts"])
+    for r in recs:
+        accepted = sum(a["chars"] for a in r["accepts"])
+        assert r["requests"] == r["keystrokes"] - (2 if autoclose and r["keystrokes"] > r["requests"] else 0)
+        assert r["errors"] == [] and r["widget"]["right"] <= r["widget"]["requests"] <= r["requests"]
+        if not autoclose:
+            assert r["keystrokes"] == len(r["accepts"]) + (r["chars"] - accepted)
+    with pytest.raises(SystemExit):
+        typing_replay.main(["--data", str(tmp_path), "--split", "dev", "--edits", "--widget", "first"])
 
 
 def test_the_raw_analogy_count_types_the_line_and_stops_at_the_right_row():

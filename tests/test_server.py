@@ -436,6 +436,65 @@ async def test_a_line_with_the_editors_closers_gets_the_suggestions_of_the_line_
         await stop_daemon(client)
 
 
+def _selected_params(uri: str, line: int, col: int, start: int, item: str) -> lsp.InlineCompletionParams:
+    """An Automatic inline request as VS Code sends it with the suggest widget open: ``item`` selected, replacing
+    the typed part of the name from ``start`` to the cursor."""
+    sel = lsp.SelectedCompletionInfo(range=lsp.Range(lsp.Position(line, start), lsp.Position(line, col)), text=item)
+    return lsp.InlineCompletionParams(
+        context=lsp.InlineCompletionContext(trigger_kind=lsp.InlineCompletionTriggerKind.Automatic,
+                                            selected_completion_info=sel),
+        text_document=lsp.TextDocumentIdentifier(uri), position=lsp.Position(line, col))
+
+
+async def test_with_the_suggest_widget_open_an_item_over_the_editors_closer_keeps_one():
+    """The shipped model as VS Code drives it by default: a language server's suggest widget open while a name is
+    typed (the request carries its selected item, and VS Code shows only an item that extends it over its range)
+    and the ``)`` the editor put right of the cursor. The item that closes the call writes over that ``)``; over
+    the widget's range, which ends at the cursor, it must leave it out. Before, it kept it, and taking it left
+    ``print(config_path(name)))``; a line that goes on past the ``)`` (``) as f:``) cannot be one edit of the
+    widget's range and is not shown."""
+    doc = ("import os\n\n\ndef config_path(name):\n    return os.path.join(CONFIG_DIR, name)\n\n\n"
+           "def load(name):\n    print(config_path(name))\n    with open(config_path(name)) as f:\n"
+           "        return f.read()\n\n\ndef save(name, text):\n    {}\n")
+    client = await start_daemon("--threads", "1", init_options={"seed": 0})
+    try:
+        shown = 0
+        for k, typed in enumerate(("print(c", "print(con", "with open(c", "with open(config")):
+            uri = f"file:///work/widget{k}.py"
+            line = f"    {typed})"
+            open_doc(client, doc.format(typed + ")"), uri)
+            col = len(line) - 1
+            start = col - len(typed.split("(")[-1])
+            res = await client.text_document_inline_completion_async(
+                _selected_params(uri, 14, col, start, "config_path"))
+            for it in res.items:
+                assert (it.range.start.character, it.range.end.character) == (start, col), it.range
+                assert it.insert_text.startswith("config_path"), it.insert_text
+                taken = line[:start] + it.insert_text + line[col:]
+                assert taken.count("(") == taken.count(")"), taken
+                shown += 1
+        assert shown >= 2, "the shipped model should close `print(config_path(name))`"
+    finally:
+        await stop_daemon(client)
+
+
+def test_an_edit_over_the_suggest_widgets_range():
+    """An item's edit as the one edit of the widget's range that VS Code shows: what the range becomes, if that
+    extends the widget's item; an edit that writes over a closer past the range and ends with it is the same
+    edit without it; one that starts before the range, or writes over more than it ends with, is none."""
+    from dgcomplete.server import over_selection
+
+    text = "    print(con)\n"
+    sel = (10, 13, "config_path")  # `con` made `config_path`
+    assert over_selection(text, (10, 13, "config_path(x"), sel) == "config_path(x"
+    assert over_selection(text, (10, 14, "config_path(x))"), sel) == "config_path(x)"  # writes over the `)`
+    assert over_selection(text, (10, 14, "config_path) + 1"), sel) is None  # the `)` not at its end
+    assert over_selection(text, (9, 13, "(config_path"), sel) is None  # before the range
+    assert over_selection(text, (13, 13, "fig"), sel) is None  # `con` + `fig` does not reach the item's text
+    assert over_selection(text, (13, 13, "fig_path()"), sel) == "config_path()"
+    assert over_selection(text, (10, 13, "connect"), sel) is None
+
+
 async def test_an_edit_inside_a_written_line_gets_a_suggestion_that_fits_before_the_rest_of_it():
     """The shipped model as a user editing a line drives it: the cursor in a call, a long text right of it (llama.vim's
     rule had shown nothing past 12 characters). The line gets a suggestion, and each item, taken, leaves the text
