@@ -34,12 +34,19 @@ the lines after them (``by_line_in_block``).
 taken out at the cursor, the rest of the line right of it; the typist types the piece and takes a suggestion that
 leaves the line as it was, or a part of the piece (:func:`_type_edit`); the figures are over the pieces' characters.
 
+``--widget first|right`` types as in VS Code with a language server: while a name is typed, its suggest widget is
+open and each request carries the selected item (``selectedCompletionInfo``; VS Code then shows only an inline item
+that extends it over its range); where no right suggestion is on screen the typist takes the widget's item if it
+is the right name (:class:`Widget`: ``first`` selects the first name of the open files that begins with the typed
+part, ``right`` the line's own name where the files have it). With ``--autoclose``, as VS Code's defaults type.
+
 ``--observe`` (with ``--set minConfidence=0``) accepts nothing and keeps every suggestion with its confidence;
 ``--sweep DUMP`` then replays those lines offline with the gate at several thresholds (:func:`simulate`), with and
 without the word heads the daemon shows under the gate (``--rivals``: at several of their limits), and for a
 typist who also takes the right leading words of a wrong suggestion (VS Code's accept next word, Ctrl+Right).
 
-    python -m bench.typing_replay [--split test] [--n N] [--words] [--block K] [--edits] [--model DIR]
+    python -m bench.typing_replay [--split test] [--n N] [--words] [--block K] [--edits] [--autoclose]
+                                  [--widget first|right] [--model DIR]
                                   [--set key=JSON ...] [--out FILE]
 """
 

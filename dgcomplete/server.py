@@ -530,11 +530,11 @@ def _items_range(v: View, comp: Completion, cand: Candidate) -> tuple[lsp.Range,
 def over_selection(text: str, edit: tuple[int, int, str], selected: tuple[int, int, str]) -> str | None:
     """``edit`` (``[start, end)`` of ``text`` made its text) as the one edit of the suggest widget's range
     (``selected``: ``[start, end)`` and the item's text) that VS Code shows while the widget is open: what the
-    range becomes, which must extend the item's text; None where no such edit does the same (it starts before
+    range becomes, which must extend the item's text; None where no such edit does the same (it starts outside
     the range, or writes over text past it, the editor's closers, that it does not end with)."""
     start, end, insert = edit
     s0, s1, item = selected
-    if start < s0:
+    if not s0 <= start <= s1:
         return None
     if end <= s1:
         out = text[s0:start] + insert + text[end:s1]

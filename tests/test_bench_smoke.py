@@ -117,3 +117,30 @@ def test_soup_is_the_loadable_average_and_refuses_other_shapes(tmp_path):
     other = make_tiny_checkpoint(tmp_path / "moe", seed=0, moe=True)
     with pytest.raises(SystemExit, match="not the shape"):
         soup([a, other], tmp_path / "bad", base=a)
+
+
+def test_grammar_fuzz_counts_only_tree_sitters_errors_and_runs_the_daemons_parsers():
+    """``bench.grammar_fuzz``: a valgrind log's errors are counted where their stack runs through tree-sitter (the
+    bash scanner's bad read of session 48), not CPython's own; and a worker's cases parse, edit and reparse with
+    the daemon's parsers (bash's masked) for the languages a held-out split has."""
+    from bench.grammar_fuzz import fuzz_language, scanner_errors
+
+    log = """==9== Conditional jump or move depends on uninitialised value(s)
+==9==    at 0x4A: PyObject_Free (obmalloc.c:1)
+==9==    by 0x4B: main (python.c:15)
+==9==
+==9== Invalid read of size 1
+==9==    at 0x7EF8630: scan (scanner.c:1158)
+==9==    by 0x7EF8630: tree_sitter_bash_external_scanner_scan (scanner.c:1195)
+==9==    by 0x729C093: ts_parser__lex (parser.c:545)
+==9==  Address 0x8 is 8 bytes inside a block of size 64 free'd
+==9==
+==9== Invalid read of size 8
+==9==    at 0x4023C74: strncmp (strcmp-sse2.S:162)
+==9==    by 0x4004BEE: is_dst (dl-load.c:216)
+"""
+    got = scanner_errors(log)
+    assert got["tree_sitter_errors"] == 1 and "tree_sitter_bash_external_scanner_scan" in " ".join(got["first"])
+    assert scanner_errors(log.split("==9== Invalid read of size 1")[0])["tree_sitter_errors"] == 0
+    for lang in ("python", "tsx", "php", "cpp", "json"):
+        assert fuzz_language(lang, "tokens", 20, 1) == 20 and fuzz_language(lang, "files", 5, 1) == 5

@@ -490,6 +490,7 @@ def test_an_edit_over_the_suggest_widgets_range():
     assert over_selection(text, (10, 14, "config_path(x))"), sel) == "config_path(x)"  # writes over the `)`
     assert over_selection(text, (10, 14, "config_path) + 1"), sel) is None  # the `)` not at its end
     assert over_selection(text, (9, 13, "(config_path"), sel) is None  # before the range
+    assert over_selection(text, (14, 14, "x"), (10, 12, "conf")) is None  # after it
     assert over_selection(text, (13, 13, "fig"), sel) is None  # `con` + `fig` does not reach the item's text
     assert over_selection(text, (13, 13, "fig_path()"), sel) == "config_path()"
     assert over_selection(text, (10, 13, "connect"), sel) is None
