@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import re
 import shutil
@@ -151,9 +152,7 @@ def _child(lang: str, mode: str, cases: int, seed: int, raw: bool, valgrind: boo
     cmd = [sys.executable, "-m", "bench.grammar_fuzz", "--worker", lang, mode, str(cases), str(seed)]
     cmd += ["--raw"] if raw else []
     env = None
-    if valgrind:
-        import os
-
+    if valgrind:  # CPython's own allocator hides heap errors from memcheck
         env = {**os.environ, "PYTHONMALLOC": "malloc"}
         cmd = ["valgrind", "--tool=memcheck", "--leak-check=no", "--num-callers=30", f"--log-file={log}", *cmd]
     t0 = time.perf_counter()
