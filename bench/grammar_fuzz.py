@@ -12,9 +12,9 @@ daemon's fuzz tests meet such a bug by chance; this meets it on purpose, for eac
   incrementally and from scratch, both trees walked, as :class:`~dgcomplete.syntax.SyntaxDocument` does;
 * in a subprocess per language and seed, natively with freed memory filled (``MALLOC_PERTURB_``: a crash is a
   signal in the return code), and with ``--valgrind N`` N cases of each under valgrind's memcheck, counting the
-  errors whose stack is in tree-sitter (CPython's own are not counted). Neither is sure: bash's bad read crashed
-  2 of 3 native runs with freed memory filled and 0 of 2 without, and memcheck showed it in 2 of 3 runs of the
-  same 100 cases; a clean run bounds such a bug, no more.
+  errors whose stack is in tree-sitter (CPython's own are not counted). Neither is sure: bash's bad read crashes
+  some native runs and not others, and memcheck showed it in one run of 100 cases and not in the next
+  (``bench/results/grammar_fuzz_first.json``, ``grammar_fuzz.json``); a clean run bounds such a bug, no more.
 
 The daemon's parsers are used (:func:`~dgcomplete.syntax.languages.get_parser`: bash's masks characters past
 U+FFFF). A positive control runs bash's parser unmasked: it must crash, or the harness is too weak to trust.
@@ -154,7 +154,7 @@ def _child(lang: str, mode: str, cases: int, seed: int, raw: bool, valgrind: boo
     cmd = [sys.executable, "-m", "bench.grammar_fuzz", "--worker", lang, mode, str(cases), str(seed)]
     cmd += ["--raw"] if raw else []
     # natively, freed memory filled with a byte (glibc's MALLOC_PERTURB_): a read of it goes wrong more often, where
-    # it read what was still there (the unmasked bash control crashed 0 of 2 runs without, 2 of 3 with)
+    # it read what was still there (the unmasked bash control crashed in no run of grammar_fuzz_first.json, without)
     env = {**os.environ, "MALLOC_PERTURB_": "165"}
     if valgrind:  # CPython's own allocator hides heap errors from memcheck
         env = {**os.environ, "PYTHONMALLOC": "malloc"}
