@@ -17,7 +17,8 @@ daemon's fuzz tests meet such a bug by chance; this meets it on purpose, for eac
   (``bench/results/grammar_fuzz_first.json``, ``grammar_fuzz.json``); a clean run bounds such a bug, no more.
 
 The daemon's parsers are used (:func:`~dgcomplete.syntax.languages.get_parser`: bash's masks characters past
-U+FFFF). A positive control runs bash's parser unmasked: it must crash, or the harness is too weak to trust.
+U+FFFF; each gives up past its parse budget, counted as ``gave_up``: TSX's grammar hung this fuzz before it had one,
+``grammar_fuzz_tsx_hang.json``). A positive control runs bash's parser unmasked: it must crash, or the harness is too weak to trust.
 
     python -m bench.grammar_fuzz [--langs python,bash] [--cases 20000] [--seeds 4] [--valgrind 300] [--out FILE]
     python -m bench.grammar_fuzz --langs "" --valgrind 100     # the positive controls alone
@@ -116,15 +117,17 @@ def _walk(tree: Any, steps: int = 200) -> None:
             c.goto_next_sibling()
 
 
-def fuzz_language(lang: str, mode: str, cases: int, seed: int, raw: bool = False) -> int:
+def fuzz_language(lang: str, mode: str, cases: int, seed: int, raw: bool = False) -> tuple[int, int]:
     """``cases`` texts of ``mode`` ("tokens" or "files"), each parsed, edited and parsed again (in this process:
-    a bad read kills it). The cases run."""
+    a bad read kills it). The cases run, and the parses that gave up (past the daemon's parse budget: a grammar
+    that would not return, like TSX's on ``grammar_fuzz_tsx_hang.json``'s text)."""
     import tree_sitter
 
-    from dgcomplete.syntax.languages import get_language, get_parser
+    from dgcomplete.syntax.languages import ParseGaveUp, get_language, get_parser
 
     parser = tree_sitter.Parser(get_language(lang)) if raw else get_parser(lang)
     rng = random.Random(seed)
+    gave_up = 0
     texts = [t for t in seeds(lang) if t]
     pool = list(TOKENS) + sorted({w for t in texts[:20] for w in _WORDS.findall(t)})[:400]
     for _ in range(cases):
@@ -137,7 +140,11 @@ def fuzz_language(lang: str, mode: str, cases: int, seed: int, raw: bool = False
             text = base[start:start + 3000]
             new_text = _mutate(text, rng)
         old, new = text.encode("utf-8", "replace"), new_text.encode("utf-8", "replace")
-        tree = parser.parse(old)
+        try:
+            tree = parser.parse(old)
+        except ParseGaveUp:
+            gave_up += 1
+            continue
         a = 0  # the smallest change from old to new, as a document applies an editor's
         while a < min(len(old), len(new)) and old[a] == new[a]:
             a += 1
@@ -145,9 +152,12 @@ def fuzz_language(lang: str, mode: str, cases: int, seed: int, raw: bool = False
         while b_old > a and b_new > a and old[b_old - 1] == new[b_new - 1]:
             b_old, b_new = b_old - 1, b_new - 1
         tree.edit(a, b_old, b_new, _point(old, a), _point(old, b_old), _point(new, b_new))
-        for t in (parser.parse(new, tree), parser.parse(new)):
-            _walk(t)
-    return cases
+        for old_tree in (tree, None):
+            try:
+                _walk(parser.parse(new) if old_tree is None else parser.parse(new, old_tree))
+            except ParseGaveUp:
+                gave_up += 1
+    return cases, gave_up
 
 
 def _child(lang: str, mode: str, cases: int, seed: int, raw: bool, valgrind: bool, log: Path) -> dict[str, Any]:
@@ -165,6 +175,8 @@ def _child(lang: str, mode: str, cases: int, seed: int, raw: bool, valgrind: boo
                            "s": round(time.perf_counter() - t0, 1)}
     if r.returncode != 0:
         row["stderr_tail"] = r.stderr.strip()[-300:]
+    elif r.stdout.split():
+        row["gave_up"] = int(r.stdout.split()[-1])
     if valgrind:
         row.update(scanner_errors(log.read_text(errors="replace")))
     return row
@@ -195,12 +207,13 @@ def run(langs: tuple[str, ...], cases: int, file_cases: int, seeds_n: int, vg_ca
     for lang in langs:
         rows = [_child(lang, mode, n, seed, False, False, tmp / "x.log")
                 for mode, n in (("tokens", cases), ("files", file_cases)) for seed in range(1, seeds_n + 1)]
-        entry: dict[str, Any] = {"runs": rows, "crashed_runs": sum(r["returncode"] != 0 for r in rows)}
+        entry: dict[str, Any] = {"runs": rows, "crashed_runs": sum(r["returncode"] != 0 for r in rows),
+                                 "gave_up": sum(r.get("gave_up", 0) for r in rows)}
         if vg_cases and shutil.which("valgrind"):
             entry["valgrind"] = [_child(lang, mode, vg_cases, 101, False, True, tmp / f"{lang}-{mode}.log")
                                  for mode in ("tokens", "files")]
         out["languages"][lang] = entry
-        print(lang, json.dumps({"crashed_runs": entry["crashed_runs"],
+        print(lang, json.dumps({"crashed_runs": entry["crashed_runs"], "gave_up": entry["gave_up"],
                                 "valgrind": [v.get("tree_sitter_errors") for v in entry.get("valgrind", [])]}),
               flush=True)
     # the positive control: bash's scanner unmasked, which reads freed memory (session 48): natively it must crash
@@ -232,7 +245,7 @@ def main(argv: list[str] | None = None) -> None:
     a = ap.parse_args(argv)
     if a.worker:
         lang, mode, n, seed = a.worker
-        print(fuzz_language(lang, mode, int(n), int(seed), a.raw))
+        print(*fuzz_language(lang, mode, int(n), int(seed), a.raw))
         return
     emit(run(tuple(x for x in a.langs.split(",") if x), a.cases, a.file_cases, a.seeds, a.valgrind), a.out)
 

@@ -285,6 +285,12 @@ def saves_keystrokes(text: str) -> bool:
     return len(text) > 1
 
 
+def gave_up_reason(lang: str | None) -> str:
+    """Why a document its grammar gave up on (:class:`syntax.ParseGaveUp`) gets no suggestion or edit."""
+    return (f"tree-sitter's {lang} grammar gave up on this document (past its parse budget): nothing is suggested "
+            "or changed in it until its text changes")
+
+
 class EngineError(RuntimeError):
     """A request the engine cannot serve (unknown document, model not loaded); the message is user-facing."""
 
@@ -817,6 +823,15 @@ class Engine:
         retrieved lines that close the call did not parse before it (bench/results/autoclose_ab.json)."""
         s = self.session(uri)
         offset = max(0, min(offset, len(s.doc.text)))
+        try:
+            return await self._complete_at(s, offset, n=n, max_lines=max_lines, seed=seed, cancel=cancel,
+                                           single_line=single_line)
+        except syntax.ParseGaveUp as e:  # a grammar gave up on a window or a candidate the checks parsed
+            return Completion([], offset, offset, s.version, None, reason=str(e))
+
+    async def _complete_at(self, s: Session, offset: int, *, n: int, max_lines: int | None, seed: int | None,
+                           cancel: CancelToken | None, single_line: bool) -> Completion:
+        """:meth:`complete` at ``offset`` (within the document) of ``s``."""
         r = s.read_at(offset)
         at = r.to_view(offset)
         closers = syntax.editor_closers(r.view.text, at, r.lang) if len(r.view.text) <= MAX_DOCUMENT_CHARS else ""
@@ -843,6 +858,8 @@ class Engine:
         text = view.text
         if len(text) > MAX_DOCUMENT_CHARS:
             return Completion([], offset, offset, version, None, reason="document too large to complete")
+        if view.gave_up:  # no tree to plan a span by or check a suggestion against
+            return Completion([], offset, offset, version, None, reason=gave_up_reason(lang))
         enabled = self.settings.enabled_languages
         if enabled is not None and (lang or "plaintext") not in enabled:
             return Completion([], offset, offset, version, None, reason=f"completion disabled for {lang}")
@@ -1091,7 +1108,10 @@ class Engine:
         n = len(s.doc.text)
         start, end = max(0, min(start, n)), max(0, min(end, n))
         r = s.read_at(start, end)
-        res = await self._edit(kind, s, r, r.to_view(start), r.to_view(end), version, cancel, progress, options)
+        try:
+            res = await self._edit(kind, s, r, r.to_view(start), r.to_view(end), version, cancel, progress, options)
+        except syntax.ParseGaveUp as e:  # on a candidate the checks parsed: nothing is applied
+            return EditResult(edits.Outcome(reason=str(e)), start, end, version)
         if r.view is s.doc:
             return res
         out = res.outcome
@@ -1118,6 +1138,8 @@ class Engine:
                               f"{': ' + self.load_error if self.load_error else ''})")
         if len(text) > MAX_DOCUMENT_CHARS:
             return result("document too large")
+        if r.view.gave_up:  # no tree to check an edit against
+            return result(gave_up_reason(lang))
         size = r.from_view(end) - r.from_view(start)  # the document's characters, a CRLF break two
         if size > MAX_EDIT_CHARS:
             return result(f"selection too large ({size} characters; at most {MAX_EDIT_CHARS}): select less")

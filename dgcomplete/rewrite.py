@@ -373,7 +373,7 @@ async def code_actions(ls: RewriteServer, params: lsp.CodeActionParams) -> list[
         for k in range(n):
             add("rewrite", TITLES["rewrite"] + (f" (variant {k + 1})" if n > 1 else ""), seed=k)
     lo, hi = edit.target_span(text, *at, "repair")
-    if _wants(only, KINDS["repair"]) and edit.repairable(text, lo, hi, lang,
+    if _wants(only, KINDS["repair"]) and not view.gave_up and edit.repairable(text, lo, hi, lang,
                                                          edit.error_nodes(text, lang, view.tree, view.index())):
         add("repair", TITLES["repair"], diagnostics=list(params.context.diagnostics) or None)
     if _wants(only, KINDS["fill"]) and edit.find_holes(text, lo, hi):

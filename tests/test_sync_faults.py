@@ -121,3 +121,33 @@ def test_status_is_refused_nowhere_but_a_daemon(stdio):
     """On stdio there is no daemon: dgcomplete/status is an unknown method, answered (not silence)."""
     r = stdio.request("dgcomplete/status", None, 30)
     assert r is not None and r["error"]["code"] == -32601, r
+
+
+def test_a_document_its_grammar_would_hang_on_is_answered_and_the_daemon_goes_on(stdio):
+    """tree-sitter-typescript's TSX grammar never returns on some texts (its memory past 2 GB): the daemon's parse
+    gives up within its budget, each request on the document is answered with nothing suggested or changed, and the
+    document parses again once edited."""
+    from .test_syntax import TSX_HANG
+
+    uri = "file:///hang.tsx"
+    stdio.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "typescriptreact",
+                                                           "version": 1, "text": TSX_HANG}})
+    end = len(TSX_HANG.encode("utf-16-le")) // 2
+    r = stdio.request("textDocument/inlineCompletion", _inline(0, end, uri), 60)
+    assert r is not None and "result" in r and not (r["result"] or {}).get("items"), r
+    rng = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 14}}
+    r = stdio.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": rng,
+                                                  "context": {"diagnostics": []}}, 60)
+    assert r is not None and "result" in r and not any("Repair" in a["title"] for a in r["result"] or []), r
+    r = stdio.request("workspace/executeCommand", {"command": "dgcomplete.rewriteSelection", "arguments": [
+        {"uri": uri, "version": 1, "range": rng}]}, 60)
+    assert r is not None and r["result"]["applied"] is False and "gave up" in r["result"]["reason"], r
+    stdio.notify("textDocument/didChange", {"textDocument": {"uri": uri, "version": 2}, "contentChanges": [
+        {"text": "function g() {\n  return <div className=\"a\">{x}</div>;\n}\n"}]})
+    r = stdio.request("textDocument/inlineCompletion", _inline(1, 2, uri), 60)
+    assert r is not None and "result" in r, r
+    r = stdio.request("workspace/executeCommand", {"command": "dgcomplete.rewriteSelection", "arguments": [
+        {"uri": uri, "version": 2, "range": {"start": {"line": 1, "character": 2}, "end": {"line": 1, "character": 8}}}]},
+        120)
+    assert r is not None and "result" in r and "gave up" not in r["result"]["reason"], r
+    assert stdio.alive()

@@ -30,11 +30,20 @@ from .document import (
     view_text,
 )
 from .embedded import code_blocks, page_kind
-from .languages import SUPPORTED, get_language, get_parser, is_supported, language_for, text_language
+from .languages import (
+    SUPPORTED,
+    ParseGaveUp,
+    get_language,
+    get_parser,
+    is_supported,
+    language_for,
+    text_language,
+)
 from .plan import indent_unit, plan_span
 
 __all__ = [
     "SUPPORTED",
+    "ParseGaveUp",
     "Reading",
     "SyntaxDocument",
     "TextIndex",

@@ -13,7 +13,7 @@ from typing import overload
 
 import tree_sitter
 
-from .languages import get_parser, is_supported
+from .languages import ParseGaveUp, get_parser, is_supported
 
 _ASTRAL = re.compile("[\U00010000-\U0010ffff]")  # chars that take two UTF-16 units
 
@@ -91,7 +91,8 @@ def advance_point(point: tuple[int, int], inserted: bytes) -> tuple[int, int]:
 
 
 def parse(text: str | bytes, lang: str | None) -> tree_sitter.Tree | None:
-    """A fresh tree for `text`, or None when the language is unknown."""
+    """A fresh tree for `text`, or None when the language is unknown; :class:`ParseGaveUp` where the grammar went
+    past its budget."""
     if not is_supported(lang):
         return None
     assert lang is not None
@@ -244,6 +245,7 @@ class SyntaxDocument:
         self.text: str = ""
         self._tree: tree_sitter.Tree | None = None
         self._edited = False  # the tree has edits not yet reparsed
+        self._gave_up: bytes | None = None  # the text the grammar last gave up on (ParseGaveUp), if it did
         self._data: bytes = b""
         self._starts: list[int] = [0]
         self.replace_all(text)
@@ -252,10 +254,31 @@ class SyntaxDocument:
     def tree(self) -> tree_sitter.Tree | None:
         """The current text's tree (reparsed incrementally here if changes came since the last read)."""
         if self._edited:  # set only after an edit of a parsed tree (apply_change), so lang and tree are set
-            assert self._tree is not None and self.lang is not None
-            self._tree = get_parser(self.lang).parse(self._data, self._tree)
+            assert self._tree is not None
+            self._tree = self._parsed(self._tree)
             self._edited = False
+        elif self._gave_up is not None and self._gave_up is not self._data and self._gave_up != self._data:
+            self._tree = self._parsed(None)  # the grammar gave up on an earlier text: this one afresh
         return self._tree
+
+    @property
+    def gave_up(self) -> bool:
+        """Whether the grammar gave up on the current text (:class:`ParseGaveUp`): a language it has, no tree."""
+        return self.tree is None and self._gave_up is not None
+
+    def _parsed(self, old: tree_sitter.Tree | None) -> tree_sitter.Tree | None:
+        """The current text's tree (``old``, edited, to reuse), or None where the grammar gives up on it: a
+        document keeps its text and stays usable, and tries again once the text has changed."""
+        if self.lang is None:
+            self._gave_up = None
+            return None
+        try:
+            tree = get_parser(self.lang).parse(self._data, old)
+        except ParseGaveUp:
+            self._gave_up = self._data
+            return None
+        self._gave_up = None
+        return tree
 
     @property
     def parse_pending(self) -> bool:
@@ -306,14 +329,14 @@ class SyntaxDocument:
         self.text = text
         self._data = text.encode("utf-8")
         self._starts = _line_starts(text)
-        self._tree = parse(self._data, self.lang)
+        self._tree = self._parsed(None)
         self._edited = False
 
     def parse_as(self, lang: str | None) -> None:
         """Read the same text as ``lang`` (None: no tree): a fresh parse, the encoded text and line starts kept (a
         document whose tree goes to its view, or comes back from it; one over the size bound)."""
         self.lang = lang if is_supported(lang) else None
-        self._tree = parse(self._data, self.lang)
+        self._tree = self._parsed(None)
         self._edited = False
 
     def update(self, text: str) -> None:
@@ -330,7 +353,7 @@ class SyntaxDocument:
         doc = object.__new__(SyntaxDocument)
         doc.lang, doc.text, doc._data, doc._starts = self.lang, self.text, self._data, list(self._starts)
         tree = self.tree
-        doc._tree, doc._edited = (None if tree is None else tree.copy()), False
+        doc._tree, doc._edited, doc._gave_up = (None if tree is None else tree.copy()), False, self._gave_up
         doc.apply_change(*self.position_at(start), *self.position_at(end), text)
         return doc
 

@@ -279,38 +279,79 @@ def operators(lang: str | None) -> tuple[str, ...]:
 _ASTRAL = re.compile(rb"[\xf0-\xf4][\x80-\xbf]{3}")
 
 
-class _MaskedParser:
-    """A parser that reads every character past U+FFFF as four ``_`` (the same bytes, so offsets and edits stay).
+class ParseGaveUp(RuntimeError):
+    """A grammar went past its parse budget (:class:`_Parser`): the text has no tree, and asking again is no use
+    until it changes."""
 
-    tree-sitter-bash's external scanner (0.23.3 to 0.25.1, all published) reads freed memory on some of them:
-    valgrind's "Invalid read ... in tree_sitter_bash_external_scanner_scan", a block freed by
-    ``ts_subtree_release``, and a daemon dead of SIGSEGV now and then in the fuzz suite (`#{` and U+872B6 in a
-    shell script). Such characters are text in strings and comments; the trees keep their shape."""
+    def __init__(self, lang: str, size: int) -> None:
+        super().__init__(f"tree-sitter's {lang} grammar gave up on this text ({size:,} bytes): no tree for it")
+        self.lang = lang
 
-    __slots__ = ("_parser",)
 
-    def __init__(self, parser: tree_sitter.Parser) -> None:
-        self._parser = parser
+# A parse's budget, in tree-sitter's progress checks (one per 100 parse operations): BUDGET_BASE, and BUDGET_PER_KB
+# for each KiB of the text. Real files take 1-16 checks a KiB (minified JavaScript 23), the costliest of
+# bench.parse_budget's files and edited windows an eighth of their budget (bench/results/parse_budget.json).
+# tree-sitter-typescript's TSX grammar never returns on some texts of 213 characters, its memory past 2 GB
+# (grammar_fuzz_tsx_hang.json); on this budget it gives up in 0.1 s, 0.45 s after 100 kB of code, 3.6 s after 1 MB.
+BUDGET_BASE = 1_000
+BUDGET_PER_KB = 50
+
+
+class _Parser:
+    """A tree-sitter parser that gives up (:class:`ParseGaveUp`) past a budget of parse steps that grows with the
+    text, where a grammar would not return: a request of the daemon must not hang on one.
+
+    The budget counts tree-sitter's progress checks, not seconds, so the same text gives up the same way on any
+    machine and under any load. After a parse gives up the parser is reset (a later parse would go on with the
+    abandoned one's state). ``masked`` reads every character past U+FFFF as four ``_`` (the same bytes, so offsets
+    and edits stay): tree-sitter-bash's external scanner (0.23.3 to 0.25.1, all published) reads freed memory on
+    some of them (valgrind's "Invalid read ... in tree_sitter_bash_external_scanner_scan", a block freed by
+    ``ts_subtree_release``; a daemon dead of SIGSEGV now and then in the fuzz suite on `#{` and U+872B6 in a shell
+    script). Such characters are text in strings and comments; the trees keep their shape."""
+
+    __slots__ = ("_lang", "_masked", "_parser")
+
+    def __init__(self, lang: str, masked: bool = False) -> None:
+        self._lang, self._masked = lang, masked
+        self._parser = tree_sitter.Parser(get_language(lang))
 
     def parse(self, source: bytes, old_tree: tree_sitter.Tree | None = None) -> tree_sitter.Tree:
-        source = _ASTRAL.sub(b"____", source)
-        return self._parser.parse(source) if old_tree is None else self._parser.parse(source, old_tree)
+        if self._masked:
+            source = _ASTRAL.sub(b"____", source)
+        budget = BUDGET_BASE + BUDGET_PER_KB * (len(source) >> 10)
+        checks = 0
+
+        def progress(_offset: int, _has_error: bool) -> bool:
+            nonlocal checks
+            checks += 1
+            return checks > budget
+
+        def read(byte: int, _point: tuple[int, int]) -> bytes:
+            return source[byte : byte + 65536]
+
+        try:  # a callback to read by (tree-sitter ignores progress_callback when given the bytes)
+            tree = (self._parser.parse(read, progress_callback=progress) if old_tree is None
+                    else self._parser.parse(read, old_tree, progress_callback=progress))
+        except ValueError:  # "Parsing failed": the budget ran out
+            tree = None
+        if tree is None:
+            self._parser.reset()
+            raise ParseGaveUp(self._lang, len(source))
+        return tree
 
 
 _MASKED = frozenset({"bash"})
 
 
-def get_parser(lang: str) -> tree_sitter.Parser:
+def get_parser(lang: str) -> _Parser:
     """A parser for `lang`, cached per language (and per thread, since parsers hold state)."""
-    parsers: dict[str, tree_sitter.Parser] | None = getattr(_local, "parsers", None)
+    parsers: dict[str, _Parser] | None = getattr(_local, "parsers", None)
     if parsers is None:
         parsers = {}
         _local.parsers = parsers
     parser = parsers.get(lang)
     if parser is None:
-        parser = tree_sitter.Parser(get_language(lang))
-        if lang in _MASKED:
-            parser = _MaskedParser(parser)  # type: ignore[assignment]
+        parser = _Parser(lang, masked=lang in _MASKED)
         parsers[lang] = parser
     return parser
 
