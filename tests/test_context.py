@@ -251,6 +251,31 @@ def test_python_parser_catches_what_tree_sitter_lets_through():
 
 
 
+def test_a_block_head_is_read_as_the_old_pattern_read_it_in_one_pass_over_long_lines():
+    """``block_head_indent`` answers as the pattern it replaced (``([ \\t]*)[^\\s#].*:[ \\t]*(?:#[^'"]*)?$``) on
+    every short line of these characters; on a long line of ``:#`` that pattern took a line's worth of work per
+    colon, as JavaScript's import pattern did per `` from `` (a child process must return within a bound hundreds
+    of times what it takes: without the fix these took minutes)."""
+    import subprocess
+    import sys
+
+    from dgcomplete.syntax.strict import block_head_indent
+
+    old = re.compile(r"([ \t]*)[^\s#].*:[ \t]*(?:#[^'\"]*)?$")
+    rng = random.Random(7)
+    for _ in range(20_000):
+        line = "".join(rng.choice([" ", "\t", ":", "#", "'", '"', "a", "(", "if"]) for _ in range(rng.randrange(12)))
+        m = old.match(line)
+        assert block_head_indent(line) == (m.group(1) if m else None), repr(line)
+    assert block_head_indent("    if x:  # a: 'b'") is None and block_head_indent("\tif x:  # why") == "\t"
+    code = ("from dgcomplete.syntax.strict import block_head_indent, duplicate_import\n"
+            "assert block_head_indent('a' + ':#' * 100000 + \"'\") is None\n"
+            "line = 'import a' + \" from 'x\" * 60000\n"
+            "assert not duplicate_import(line + '\\n' + line + '\\n', 0, '', 'javascript')\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+
+
 def test_a_clause_that_breaks_its_chain_is_caught_with_the_body_below_it():
     """``e`` typed where ``elif x:`` goes, its body below it and the chain's ``else:`` further down: ``else:`` would
     be the chain's second (typing the dev split, shown and wrong three times; the line left ``pass`` or as typed

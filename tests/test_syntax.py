@@ -777,6 +777,24 @@ def test_the_code_blocks_of_a_page_and_their_languages():
     assert page_kind(None, "file:///w/README.md") == "markdown" and page_kind("web", "file:///w/app.ts") is None
 
 
+
+def test_code_blocks_are_found_in_one_pass_over_pages_that_trouble_a_backtracking_regex():
+    """A Markdown file ending in a long run of ``~`` not yet ended by a line break (a fence's pattern backtracked
+    cubically: 1,600 took 1.7 s), and a page of ``<script`` tags no ``>`` closes (each was a scan to the end): the
+    blocks come back, the unended last line opens none. Run in a child process that must return within a bound
+    hundreds of times what it takes (without the fix these took hours), so a regression fails instead of hanging."""
+    import subprocess
+    import sys
+
+    code = ("from dgcomplete.syntax import code_blocks\n"
+            "md = '```python\\nx = 1\\n```\\n' + '~' * 20000\n"
+            "assert code_blocks(md, 'markdown') == [(10, 16, 'python')], code_blocks(md, 'markdown')\n"
+            "assert code_blocks('a\\n```python', 'markdown') == []\n"
+            "page = '<script>let a</script>' + '<script' * 100000\n"
+            "assert code_blocks(page, 'html') == [(8, 13, 'javascript')], code_blocks(page, 'html')[:3]\n")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr[-2000:]
+
 @pytest.mark.parametrize(("typed", "rest", "lang", "closers"), [
     ("x = foo(", ")", "python", ")"),
     ("foo(bar(", "))", "python", "))"),
