@@ -22,6 +22,7 @@ U+FFFF; each gives up past its parse budget, counted as ``gave_up``: TSX's gramm
 
     python -m bench.grammar_fuzz [--langs python,bash] [--cases 20000] [--seeds 4] [--valgrind 300] [--out FILE]
     python -m bench.grammar_fuzz --langs "" --valgrind 100     # the positive controls alone
+    python -m bench.grammar_fuzz --langs tsx --seeds 2 --gave-up 100000   # the texts given up on: would they return?
 """
 
 from __future__ import annotations
@@ -117,10 +118,12 @@ def _walk(tree: Any, steps: int = 200) -> None:
             c.goto_next_sibling()
 
 
-def fuzz_language(lang: str, mode: str, cases: int, seed: int, raw: bool = False) -> tuple[int, int]:
+def fuzz_language(lang: str, mode: str, cases: int, seed: int, raw: bool = False,
+                  kept: list[tuple[bytes, bool]] | None = None) -> tuple[int, int]:
     """``cases`` texts of ``mode`` ("tokens" or "files"), each parsed, edited and parsed again (in this process:
     a bad read kills it). The cases run, and the parses that gave up (past the daemon's parse budget: a grammar
-    that would not return, like TSX's on ``grammar_fuzz_tsx_hang.json``'s text)."""
+    that would not return, like TSX's on ``grammar_fuzz_tsx_hang.json``'s text), each appended to ``kept`` as
+    (text, incremental) when it is given."""
     import tree_sitter
 
     from dgcomplete.syntax.languages import ParseGaveUp, get_language, get_parser
@@ -144,6 +147,8 @@ def fuzz_language(lang: str, mode: str, cases: int, seed: int, raw: bool = False
             tree = parser.parse(old)
         except ParseGaveUp:
             gave_up += 1
+            if kept is not None:
+                kept.append((old, False))
             continue
         a = 0  # the smallest change from old to new, as a document applies an editor's
         while a < min(len(old), len(new)) and old[a] == new[a]:
@@ -157,6 +162,8 @@ def fuzz_language(lang: str, mode: str, cases: int, seed: int, raw: bool = False
                 _walk(parser.parse(new) if old_tree is None else parser.parse(new, old_tree))
             except ParseGaveUp:
                 gave_up += 1
+                if kept is not None:
+                    kept.append((new, old_tree is not None))
     return cases, gave_up
 
 
@@ -232,6 +239,38 @@ def run(langs: tuple[str, ...], cases: int, file_cases: int, seeds_n: int, vg_ca
     return out
 
 
+def gave_up_texts(langs: tuple[str, ...], cases: int, file_cases: int, seeds_n: int, cap: int) -> dict[str, Any]:
+    """The fuzz's texts the daemon's parsers gave up on (the same cases as :func:`run`'s native runs, in this
+    process), each parsed again by a bare parser with no budget but ``cap`` progress checks: whether the grammar
+    would have returned at all, and the seconds it ran."""
+    import tree_sitter
+
+    from dgcomplete.syntax.languages import BUDGET_BASE, BUDGET_PER_KB, get_language
+
+    from .parse_budget import _checks
+
+    out: dict[str, Any] = {"bench": "grammar_fuzz_gave_up", "cases_per_seed": {"tokens": cases, "files": file_cases},
+                           "seeds": seeds_n, "cap_checks": cap, "budget": {"base": BUDGET_BASE, "per_kib": BUDGET_PER_KB},
+                           "machine": machine_info(), "languages": {}}
+    for lang in langs:
+        kept: list[tuple[bytes, bool]] = []
+        for mode, n in (("tokens", cases), ("files", file_cases)):
+            for seed in range(1, seeds_n + 1):
+                fuzz_language(lang, mode, n, seed, kept=kept)
+        bare = tree_sitter.Parser(get_language(lang))
+        rows = []
+        for data, incremental in kept:
+            t0 = time.perf_counter()
+            checks, tree = _checks(bare, data, cap)  # afresh: an incremental parse's old tree is not kept
+            rows.append({"text": data.decode("utf-8", "replace"), "bytes": len(data), "as": "incremental" if
+                         incremental else "fresh", "checks": checks, "returned": tree is not None,
+                         "s": round(time.perf_counter() - t0, 2)})
+            print(lang, {k: v for k, v in rows[-1].items() if k != "text"}, flush=True)
+        out["languages"][lang] = {"gave_up": len(rows), "distinct_texts": len({r["text"] for r in rows}),
+                                  "returned_within_cap": sum(r["returned"] for r in rows), "texts": rows}
+    return out
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--langs", default=",".join(LANGS))
@@ -241,8 +280,14 @@ def main(argv: list[str] | None = None) -> None:
     ap.add_argument("--valgrind", type=int, default=0, metavar="N", help="N cases of each mode under memcheck")
     ap.add_argument("--worker", nargs=4, help=argparse.SUPPRESS)
     ap.add_argument("--raw", action="store_true", help=argparse.SUPPRESS)
+    ap.add_argument("--gave-up", type=int, metavar="CAP", help="list the texts the parsers gave up on, each parsed "
+                    "again with no budget but CAP progress checks (the native cases, in this process)")
     ap.add_argument("--out")
     a = ap.parse_args(argv)
+    if a.gave_up:
+        emit(gave_up_texts(tuple(x for x in a.langs.split(",") if x), a.cases, a.file_cases, a.seeds, a.gave_up),
+             a.out)
+        return
     if a.worker:
         lang, mode, n, seed = a.worker
         print(*fuzz_language(lang, mode, int(n), int(seed), a.raw))
