@@ -13,10 +13,13 @@ ordinary lines around the long one and is asked, timed at the client:
 
 (``inline_after`` is on the ordinary line after the long one, or above it where the long line ends the document.)
 
-A request whose time grows about tenfold with the line is linear; a hundredfold, quadratic. The result lists each
-shape's times and growth, and the worst.
+The deep shapes nest the same way across lines instead (calls, blocks, tags, ``#if``, generics, 300 and 3,000
+deep; a tree ``d`` deep made each climb from a node to the root cost ``d`` squared) and are asked the same at their
+middle line. A request whose time grows about tenfold with the size is linear; a hundredfold, quadratic. The
+result lists each shape's times and growth, and the worst.
 
-    python -m bench.long_lines [--lengths 4000 40000] [--shapes python-colon-hash,md-tilde] [--out FILE]
+    python -m bench.long_lines [--lengths 4000 40000] [--shapes python-colon-hash,md-tilde] [--depths 300 3000]
+                               [--deep deep-python-calls] [--out FILE]
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from __future__ import annotations
 import argparse
 import subprocess
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +68,25 @@ SHAPES: dict[str, tuple[str, str, str, str]] = {
     "plaintext-words": ("plaintext", "txt", "word ", ""),
 }
 
+# name: (languageId, extension, the document nested n deep); the requests go to its middle line
+DEEP: dict[str, tuple[str, str, Callable[[int], str]]] = {
+    "deep-python-calls": ("python", "py", lambda n: "x = " + "f(\n" * n + ")\n" * n),
+    "deep-python-lists-open": ("python", "py", lambda n: "x = " + "[\n" * n),
+    "deep-js-functions": ("javascript", "js", lambda n: "function f() {\n" * n + "}\n" * n),
+    "deep-js-arrays": ("javascript", "js", lambda n: "let a = " + "[\n" * n + "]\n" * n),
+    "deep-ts-generics": ("typescript", "ts", lambda n: "type A = " + "B<\n" * n + ">\n" * n),
+    "deep-tsx-elements": ("typescriptreact", "tsx", lambda n: "const a = " + "<div>\n" * n + "</div>\n" * n),
+    "deep-json": ("json", "json", lambda n: '{"a":\n' * n + "1\n" + "}\n" * n),
+    "deep-c-ifdef": ("c", "c", lambda n: "#if X\n" * n + "#endif\n" * n),
+    "deep-c-blocks": ("c", "c", lambda n: "void f() {\n" + "{\n" * n + "}\n" * n + "}\n"),
+    "deep-rust-blocks": ("rust", "rs", lambda n: "fn f() {\n" + "{\n" * n + "}\n" * n + "}\n"),
+    "deep-go-closures": ("go", "go", lambda n: "package main\nfunc f() {\n" + "func() {\n" * n + "}()\n" * n + "}\n"),
+    "deep-ruby-do": ("ruby", "rb", lambda n: "a do\n" * n + "end\n" * n),
+    "deep-html-divs": ("html", "html", lambda n: "<div>\n" * n + "<script>\nlet a = 1\n</script>\n" + "</div>\n" * n),
+    "deep-md-fences": ("markdown", "md", lambda n: "```python\nx\n" * n),
+    "many-short-lines": ("python", "py", lambda n: "x = 1\n" * (20 * n)),
+}
+
 _ABOVE = {"python": "import os\n\n\ndef f(a, b):\n    return a + b\n\n\n",
           "markdown": "# Notes\n\n```python\nx = 1\n```\n\n",
           "html": "<p>hi</p>\n<script>\nlet a = 1\n</script>\n"}
@@ -85,12 +108,24 @@ def _timed(d: RawDaemon, method: str, params: dict[str, Any], timeout: float) ->
     return round(time.perf_counter() - t0, 3), r is not None and "result" in r
 
 
+def deep_document(name: str, n: int) -> tuple[str, int, int]:
+    """A :data:`DEEP` shape's text, its middle line's number and that line's length in UTF-16 units."""
+    text = DEEP[name][2](n)
+    row = text.count("\n") // 2
+    line = text.split("\n")[row]
+    return text, row, len(line.encode("utf-16-le")) // 2
+
+
 def measure_shape(d: RawDaemon, name: str, lengths: list[int], timeout: float) -> dict[str, Any]:
-    lang_id, ext, unit, tail = SHAPES[name]
+    lang_id, ext = (SHAPES[name] if name in SHAPES else DEEP[name])[:2]
     rows: dict[str, Any] = {}
     for n in lengths:
         uri = f"file:///long/{name}-{n}.{ext}"
-        text, row, cols = document(lang_id, unit, tail, n, last=name.endswith("-last"))
+        if name in DEEP:
+            text, row, cols = deep_document(name, n)
+        else:
+            unit, tail = SHAPES[name][2:]
+            text, row, cols = document(lang_id, unit, tail, n, last=name.endswith("-last"))
         d.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": lang_id, "version": 1,
                                                            "text": text}})
 
@@ -126,6 +161,8 @@ def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--lengths", type=int, nargs="+", default=[4000, 40000])
     ap.add_argument("--shapes", default=",".join(SHAPES))
+    ap.add_argument("--depths", type=int, nargs="+", default=[300, 3000], help="the nesting of the deep shapes")
+    ap.add_argument("--deep", default=",".join(DEEP), help="deep shapes (nested across lines); '' for none")
     ap.add_argument("--model", help="a checkpoint directory (default: the shipped model)")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds a request may take before it counts as "
                                                                   "unanswered")
@@ -140,20 +177,27 @@ def main(argv: list[str] | None = None) -> None:
                            cwd=Path(__file__).resolve().parent).stdout.strip()
     res: dict[str, Any] = {"bench": "long_lines", "engine": rev + (" (with changes)" if dirty else ""),
                            "lengths": a.lengths, "machine": machine_info(),
-                           "model": a.model or "shipped (dg-code-tiny)", "shapes": {}}
+                           "depths": a.depths, "model": a.model or "shipped (dg-code-tiny)", "shapes": {},
+                           "deep": {}}
     try:
         d.initialize({"minConfidence": 0})
         d.wait_ready(300)
-        for name in a.shapes.split(","):
+        for name in (x for x in a.shapes.split(",") if x):
             res["shapes"][name] = row = measure_shape(d, name, a.lengths, a.timeout)
             print(name, row.get("growth"), row[str(a.lengths[-1])], flush=True)
+        for name in (x for x in a.deep.split(",") if x):
+            res["deep"][name] = row = measure_shape(d, name, a.depths, a.timeout)
+            print(name, row.get("growth"), row[str(a.depths[-1])], flush=True)
         res["alive"] = d.alive()
     finally:
         d.close()
-    last = str(a.lengths[-1])
-    slow = [(v[last][k], n, k) for n, v in res["shapes"].items() for k in v[last] if k != "answered"]
+    slow = [(v[str(sizes[-1])][k], n, k) for group, sizes in (("shapes", a.lengths), ("deep", a.depths))
+            for n, v in res[group].items() for k in v[str(sizes[-1])] if k != "answered"]
     res["slowest_at_longest"] = [{"s": s, "shape": n, "request": k} for s, n, k in sorted(slow, reverse=True)[:8]]
-    res["unanswered"] = [n for n, v in res["shapes"].items() if not all(v[str(x)]["answered"] for x in a.lengths)]
+    res["unanswered"] = [n for group, sizes in (("shapes", a.lengths), ("deep", a.depths))
+                         for n, v in res[group].items() if not all(v[str(x)]["answered"] for x in sizes)]
+    res["most_growth"] = sorted(([max(v["growth"].values()), n] for group in ("shapes", "deep")
+                                 for n, v in res[group].items() if "growth" in v), reverse=True)[:5]
     res["wall_s"] = round(time.perf_counter() - t0, 1)
     emit(res, a.out)
 

@@ -143,4 +143,22 @@ def test_grammar_fuzz_counts_only_tree_sitters_errors_and_runs_the_daemons_parse
     assert got["tree_sitter_errors"] == 1 and "tree_sitter_bash_external_scanner_scan" in " ".join(got["first"])
     assert scanner_errors(log.split("==9== Invalid read of size 1")[0])["tree_sitter_errors"] == 0
     for lang in ("python", "tsx", "php", "cpp", "json"):
-        assert fuzz_language(lang, "tokens", 20, 1) == 20 and fuzz_language(lang, "files", 5, 1) == 5
+        assert fuzz_language(lang, "tokens", 20, 1) == (20, 0) and fuzz_language(lang, "files", 5, 1) == (5, 0)
+
+
+def test_parse_budget_measures_real_edited_and_token_texts_against_the_daemons_budget():
+    """bench.parse_budget at a tiny size: the shares of the budget it reports are checks over the daemon's budget,
+    and a text that runs past its cap (TSX's hang) counts as over budget, not as a hang."""
+    import tree_sitter
+
+    from bench.parse_budget import _checks, measure
+    from dgcomplete.syntax.languages import BUDGET_BASE, BUDGET_PER_KB, get_language
+
+    row = measure("python", edits=4, tokens=10, cap_times=2.0)
+    assert row["files"] > 0 and 0 < row["file_worst_share"] < 1 and row["edited_over_budget"] == 0
+    assert row["file_worst"]["checks"] / (BUDGET_BASE + BUDGET_PER_KB * (row["file_worst"]["bytes"] >> 10)) == \
+        pytest.approx(row["file_worst_share"], abs=1e-3)
+    hang = json.loads((Path(__file__).resolve().parent.parent / "bench/results/grammar_fuzz_tsx_hang.json")
+                      .read_text())["text"].encode()
+    n, tree = _checks(tree_sitter.Parser(get_language("tsx")), hang, 2 * BUDGET_BASE)
+    assert tree is None and n == 2 * BUDGET_BASE + 1

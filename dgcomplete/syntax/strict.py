@@ -17,7 +17,7 @@ import re
 import warnings
 from typing import Any
 
-from .check import _indent_of, _unclosed, _width, enclosing_literal, shared_base
+from .check import _indent_of, _unclosed, _width, ancestors, enclosing_literal, shared_base
 from .languages import comment_openers, is_comment_line
 from .plan import previous_nonblank
 
@@ -464,11 +464,14 @@ def return_mismatch(text: str, offset: int, cand: str, lang: str | None, tree: A
     if m is None:
         return False
     at = len(text[:ls].encode("utf-8"))
-    node = tree.root_node.descendant_for_byte_range(at, at)
-    while node is not None and node.type not in _FUNCTIONS[lang]:
+    here = tree.root_node.descendant_for_byte_range(at, at)
+    for node in ancestors(tree.root_node, here) if here is not None else ():
+        if node.type in _FUNCTIONS[lang]:
+            break
         if node.type in _STOP_AT or node.type == "ERROR":
             return False
-        node = node.parent
+    else:
+        node = None  # no enclosing function
     if node is None or node.start_byte >= at:
         return False
     res = _results(node, lang)
