@@ -34,23 +34,9 @@ from .grammar_fuzz import _WORDS, LANGS, TOKENS, _mutate, _point, _tokens, seeds
 
 def _checks(parser: Any, data: bytes, cap: int, old: Any = None) -> tuple[int, Any]:
     """tree-sitter's progress checks for parsing ``data`` (``old``: incrementally), stopped past ``cap``."""
-    n = 0
+    from dgcomplete.syntax.languages import parse_counted
 
-    def progress(_o: int, _e: bool) -> bool:
-        nonlocal n
-        n += 1
-        return n > cap
-
-    def read(b: int, _p: tuple[int, int]) -> bytes:
-        return data[b : b + 65536]
-
-    try:
-        tree = parser.parse(read, progress_callback=progress) if old is None else \
-            parser.parse(read, old, progress_callback=progress)
-    except ValueError:
-        tree = None
-    if tree is None:
-        parser.reset()
+    tree, n = parse_counted(parser, data, cap, old)
     return n, tree
 
 

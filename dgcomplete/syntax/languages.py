@@ -319,26 +319,34 @@ class _Parser:
     def parse(self, source: bytes, old_tree: tree_sitter.Tree | None = None) -> tree_sitter.Tree:
         if self._masked:
             source = _ASTRAL.sub(b"____", source)
-        budget = BUDGET_BASE + BUDGET_PER_KB * (len(source) >> 10)
-        checks = 0
-
-        def progress(_offset: int, _has_error: bool) -> bool:
-            nonlocal checks
-            checks += 1
-            return checks > budget
-
-        def read(byte: int, _point: tuple[int, int]) -> bytes:
-            return source[byte : byte + 65536]
-
-        try:  # a callback to read by (tree-sitter ignores progress_callback when given the bytes)
-            tree = (self._parser.parse(read, progress_callback=progress) if old_tree is None
-                    else self._parser.parse(read, old_tree, progress_callback=progress))
-        except ValueError:  # "Parsing failed": the budget ran out
-            tree = None
+        tree, _ = parse_counted(self._parser, source, BUDGET_BASE + BUDGET_PER_KB * (len(source) >> 10), old_tree)
         if tree is None:
-            self._parser.reset()
             raise ParseGaveUp(self._lang, len(source))
         return tree
+
+
+def parse_counted(parser: tree_sitter.Parser, source: bytes, budget: int,
+                  old_tree: tree_sitter.Tree | None = None) -> tuple[tree_sitter.Tree | None, int]:
+    """``source`` parsed by ``parser`` (``old_tree``: incrementally), stopped past ``budget`` progress checks: the
+    tree, None where it stopped (the parser reset), and the checks it took."""
+    checks = 0
+
+    def progress(_offset: int, _has_error: bool) -> bool:
+        nonlocal checks
+        checks += 1
+        return checks > budget
+
+    def read(byte: int, _point: tuple[int, int]) -> bytes:
+        return source[byte : byte + 65536]
+
+    try:  # a callback to read by (tree-sitter ignores progress_callback when given the bytes)
+        tree = (parser.parse(read, progress_callback=progress) if old_tree is None
+                else parser.parse(read, old_tree, progress_callback=progress))
+    except ValueError:  # "Parsing failed": the budget ran out
+        tree = None
+    if tree is None:
+        parser.reset()
+    return tree, checks
 
 
 _MASKED = frozenset({"bash"})
