@@ -106,6 +106,7 @@ class Session:
     tabbed: bool | None = None  # indented_with_tabs (None: count again)
     page: str | None = None  # a page whose code blocks are completed as their language (syntax.page_kind)
     script: tuple[tuple[str, str, int], syntax.SyntaxDocument] | None = None  # the last block read (read_at)
+    gave_up_logged: int | None = None  # the version whose grammar gave up, as logged (once a version)
 
     @property
     def view(self) -> syntax.SyntaxDocument:
@@ -859,6 +860,9 @@ class Engine:
         if len(text) > MAX_DOCUMENT_CHARS:
             return Completion([], offset, offset, version, None, reason="document too large to complete")
         if view.gave_up:  # no tree to plan a span by or check a suggestion against
+            if s.gave_up_logged != version:
+                s.gave_up_logged = version
+                log.warning("%s (version %d): %s", uri, version, gave_up_reason(lang))
             return Completion([], offset, offset, version, None, reason=gave_up_reason(lang))
         enabled = self.settings.enabled_languages
         if enabled is not None and (lang or "plaintext") not in enabled:

@@ -135,6 +135,7 @@ def test_a_document_its_grammar_would_hang_on_is_answered_and_the_daemon_goes_on
     end = len(TSX_HANG.encode("utf-16-le")) // 2
     r = stdio.request("textDocument/inlineCompletion", _inline(0, end, uri), 60)
     assert r is not None and "result" in r and not (r["result"] or {}).get("items"), r
+    assert "hang.tsx (version 1): tree-sitter's tsx grammar gave up on this document" in stdio.log.read_text()
     rng = {"start": {"line": 0, "character": 0}, "end": {"line": 0, "character": 14}}
     r = stdio.request("textDocument/codeAction", {"textDocument": {"uri": uri}, "range": rng,
                                                   "context": {"diagnostics": []}}, 60)
