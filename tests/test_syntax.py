@@ -803,7 +803,7 @@ def test_the_code_blocks_of_a_page_and_their_languages():
 
 def test_code_blocks_are_found_in_one_pass_over_pages_that_trouble_a_backtracking_regex():
     """A Markdown file ending in a long run of ``~`` not yet ended by a line break (a fence's pattern backtracked
-    cubically: 1,600 took 1.7 s), and a page of ``<script`` tags no ``>`` closes (each was a scan to the end): the
+    cubically), and a page of ``<script`` tags no ``>`` closes (each was a scan to the end): the
     blocks come back, the unended last line opens none. Run in a child process that must return within a bound
     hundreds of times what it takes (without the fix these took hours), so a regression fails instead of hanging."""
     import subprocess

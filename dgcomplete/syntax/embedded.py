@@ -20,7 +20,8 @@ PAGE_EXTENSIONS = {".vue": "html", ".svelte": "html", ".html": "html", ".htm": "
 _OPEN = re.compile(r"<script\b((?:[^>\"']|\"[^\"]*\"|'[^']*')*)>", re.IGNORECASE)
 _SCRIPT = re.compile(r"<script\b", re.IGNORECASE)
 # a tag read no further than this: a `<script` not closed by a `>` within it opens no block. Matched to the end of the
-# page, each `<script` without a `>` after it was a scan to the end: 4,000 of them took 3.4 s, 8,000 four times that
+# page, each `<script` without a `>` after it was a scan to the end, quadratic (a page ending in 40,000 characters of
+# them: 5 to 10 s a request, bench/results/long_lines_before.json)
 MAX_TAG = 1024
 _CLOSE = re.compile(r"</script\s*>", re.IGNORECASE)
 _ATTR = re.compile(r"""\b(lang|type)\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s>]+))""", re.IGNORECASE)
@@ -28,8 +29,9 @@ _LANGS = {"ts": "typescript", "typescript": "typescript", "tsx": "tsx", "js": "j
           "javascript": "javascript", "jsx": "javascript"}
 _SCRIPT_TYPES = frozenset({"", "module", "text/javascript", "application/javascript", "text/babel", "text/jsx"})
 # a fence opens with three or more backticks or tildes (at most three spaces in) and its info string's first word
-# (the line's end or the text's: where the line must end in "\n", a last line of 1,600 `~` took 1.7 s to refuse, twice
-# that 13 s, cubic; ending at either, the first try matches, and the last line, not ended, is refused after)
+# (the line's end or the text's: where the line had to end in "\n", refusing a last line of `~` was cubic, 3,000 of
+# them 5 to 11 s a request, long_lines_before.json; ending at either, the first try matches, and the last line, not
+# ended, is refused after)
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})[ \t]*([^`\s]*)[^\n]*(\n|\Z)", re.MULTILINE)
 
 

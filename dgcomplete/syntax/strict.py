@@ -100,7 +100,7 @@ def block_head_indent(line: str) -> str | None:
     and a comment aside (a comment without a quote: past a quote the ``#`` may be in a string); else None.
 
     In one pass: as a regex (``.*:[ \t]*(?:#[^'"]*)?$``) it tried each ``:`` and scanned the rest of the line from
-    each (a line of 8,000 ``:#`` and a quote: 1.5 s). The planner completes no line past 1,000 characters
+    each, quadratic in the line. The planner completes no line past 1,000 characters
     (``plan.MAX_LINE_CHARS``), so users met no such delay; the bound no longer rests on that cap."""
     m = _HEAD_START.match(line)
     if m is None:
@@ -305,7 +305,7 @@ def edited_line(text: str, offset: int, cand: str) -> tuple[int, int, str]:
 
 
 # A whole import line per language (the one-line forms; Go's parenthesised block is a list of strings, not matched),
-# on lines of at most MAX_IMPORT_LINE characters: JavaScript's backtracks over each " from " (64 kB: 2.6 s; the
+# on lines of at most MAX_IMPORT_LINE characters: JavaScript's backtracks over each " from " (quadratic; the
 # planner's own cap, plan.MAX_LINE_CHARS, kept such lines from it, and this no longer rests on that)
 MAX_IMPORT_LINE = 1000
 _IMPORT_LINE = {
