@@ -100,10 +100,9 @@ def ancestors(root: tree_sitter.Node, node: tree_sitter.Node) -> list[tree_sitte
     """``node`` and its ancestors up to ``root``, innermost first.
 
     Not by climbing ``node.parent``: tree-sitter finds a node's parent by descending from the root, so a climb of a
-    tree ``d`` deep costs ``d`` squared (requests in Go closures, Ruby blocks and Python calls nested 3,000 deep took
-    5 to 9 s, bench/results/deep_nesting_before.json); this
-    descends once (``child_with_descendant``). The same chains as the climb on 72,000 positions of the held-out
-    files and edited windows of them, in 12 languages."""
+    tree ``d`` deep costs ``d`` squared (requests in Go closures, Ruby blocks and Python calls nested 3,000 deep
+    took 5 to 9 s, bench/results/deep_nesting_before.json); this descends once (``child_with_descendant``), the
+    same chain (tests/test_syntax.py compares them at every position of valid, broken and deep text)."""
     chain = [root]
     while chain[-1] != node:
         child = chain[-1].child_with_descendant(node)
