@@ -100,8 +100,8 @@ def ancestors(root: tree_sitter.Node, node: tree_sitter.Node) -> list[tree_sitte
     """``node`` and its ancestors up to ``root``, innermost first.
 
     Not by climbing ``node.parent``: tree-sitter finds a node's parent by descending from the root, so a climb of a
-    tree ``d`` deep costs ``d`` squared (requests in Go closures, Ruby blocks and Python calls nested 3,000 deep
-    took 5 to 9 s, bench/results/deep_nesting_before.json); this descends once (``child_with_descendant``), the
+    tree ``d`` deep costs ``d`` squared (completions in Go closures, Ruby blocks and Python calls nested 3,000 deep
+    took up to 9.5, 5.1 and 5.2 s, bench/results/deep_nesting_before.json); this descends once (``child_with_descendant``), the
     same chain (tests/test_syntax.py compares them at every position of valid, broken and deep text)."""
     chain = [root]
     while chain[-1] != node:
