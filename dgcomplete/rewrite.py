@@ -383,7 +383,8 @@ async def code_actions(ls: RewriteServer, params: lsp.CodeActionParams) -> list[
 
 async def resolve_action(ls: RewriteServer, action: lsp.CodeAction) -> lsp.CodeAction:
     """Compute the action's edit (confined to its range, for the version it was listed for)."""
-    if not isinstance(action.data, dict) or action.data.get("kind") not in COMMANDS:
+    kind = action.data.get("kind") if isinstance(action.data, dict) else None
+    if not isinstance(kind, str) or kind not in COMMANDS:  # not ours (a list is no key: it raised TypeError)
         return action
     target = parse_target(action.data)
     outcome, v, version = await compute(ls, target, CancelToken())

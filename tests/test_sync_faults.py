@@ -152,3 +152,15 @@ def test_a_document_its_grammar_would_hang_on_is_answered_and_the_daemon_goes_on
         120)
     assert r is not None and "result" in r and "gave up" not in r["result"]["reason"], r
     assert stdio.alive()
+
+
+def test_an_action_to_resolve_whose_kind_is_no_string_comes_back_as_it_was(stdio):
+    """The reliability fuzz sent ``codeAction/resolve`` with ``data.kind`` a list: an internal error (a list is no
+    dictionary key) where an action that is not ours comes back unchanged."""
+    for kind in ([None], [], {"a": 1}, 3):
+        action = {"title": "x", "data": {"uri": "file:///none.py", "kind": kind, "version": None,
+                                         "range": {"start": {"line": 0, "character": 0},
+                                                   "end": {"line": 0, "character": 0}}}}
+        r = stdio.request("codeAction/resolve", action, 60)
+        assert r is not None and r.get("result") == action, r
+    assert stdio.alive()
