@@ -150,6 +150,18 @@ def test_ancestors_are_the_parent_climb_descended_once(lang) -> None:
                 got = ancestors(tree.root_node, climbed[0])
                 assert [n.id for n in got] == [n.id for n in climbed], (text, lo, b)
 
+def test_a_check_after_a_statement_bigger_than_any_window_reads_its_own_lines_not_the_document() -> None:
+    """After a list of data never closed (the reliability faults' 900 KB line), each check of a candidate reparsed the
+    whole document with its error recovery (5 s a request): the window is now the edit's own lines, and a candidate
+    is judged there; real files never came to this (the same windows at 960 positions of the held-out files)."""
+    text = "x = [" + "1, " * 70_000 + "\n"
+    base = check_mod._Base(text, "python", get_parser("python").parse(text.encode()))
+    at = len(text.encode())
+    win = base.window(at, at)
+    assert win is not base.whole() and len(win.data) < 100
+    assert not new_errors(text, len(text), len(text), "y = 2", "python")
+    assert new_errors(text, len(text), len(text), "y = (", "python")
+
 def test_a_document_its_grammar_gives_up_on_keeps_its_text_and_parses_again_once_changed() -> None:
     doc = SyntaxDocument(TSX_HANG, "tsx")
     assert doc.tree is None and doc.gave_up and doc.text == TSX_HANG and doc.lang == "tsx"

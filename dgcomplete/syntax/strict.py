@@ -22,6 +22,9 @@ from .languages import comment_openers, is_comment_line
 from .plan import previous_nonblank
 
 MAX_CHUNK_LINES = 400  # larger enclosing definitions are left to tree-sitter alone (bounded cost per request)
+# ... and those of more characters: Python's parser read a 900 KB line of data (a list not yet closed) five times a
+# candidate, 1.2 s each (py-spy, the reliability run's "900 KB line": 5 to 9 s a request)
+MAX_CHUNK_CHARS = 100_000
 _WORD = re.compile(r"[\w$]")
 
 
@@ -151,6 +154,8 @@ def python_sound(text: str, offset: int, cand: str, tree: Any = None) -> bool:
     if bounds is None or (bounds[0] == 0 and wa > 0) or (bounds[1] >= len(lines) and wb < len(text)):
         return True  # the definition reaches past the window: longer than MAX_CHUNK_LINES
     a, b = bounds
+    if sum(len(x) + 1 for x in lines[a:b]) > MAX_CHUNK_CHARS:
+        return True  # longer than MAX_CHUNK_CHARS: tree-sitter's check alone
     line = text[ls:le]
     indent = line[: len(line) - len(line.lstrip())]
     if not _neutral_parses("\n".join(lines[a:row]), "\n".join(lines[row + 1 : b]), indent, line):
