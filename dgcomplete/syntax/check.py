@@ -186,7 +186,7 @@ class _Base:
         if not spans:
             # the edit comes after a statement bigger than any window (data, a list never closed) with nothing to
             # descend into: its own lines, without the statement it may extend. Each check reparsed the whole
-            # document, a list of 900 KB with its error recovery: 1.2 to 5 s a request (py-spy)
+            # document, a list of 900 KB with its error recovery (bench/results/reliability.md, "900 KB line")
             ws = data.rfind(b"\n", 0, start_b) + 1
             we = data.find(b"\n", end_b)
             we = len(data) if we < 0 else we + 1
