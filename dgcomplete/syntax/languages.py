@@ -338,13 +338,14 @@ def parse_counted(parser: tree_sitter.Parser, source: bytes, budget: int,
         checks += 1
         return checks > budget
 
-    given: list[bytes] = []
+    given: list[bytes] | None = []  # the chunks returned while the parse runs
     view = memoryview(source)
 
     def read(byte: int, _point: tuple[int, int]) -> bytes:
-        # a new object each time (a slice of all of ``source`` would be ``source`` itself, which others hold)
+        # a new object each time (a slice of all of ``source`` would be ``source`` itself, which others hold). The
+        # tree keeps this callback and reads its nodes' ``text`` through it later: those reads are released properly
         chunk = bytes(view[byte : byte + 65536])
-        if len(chunk) > 1:  # shorter ones are shared objects (b"", a cached byte): their counts are not ours
+        if given is not None and len(chunk) > 1:  # shorter ones are shared (b"", a cached byte): not ours to count
             given.append(chunk)
         return chunk
 
@@ -354,8 +355,8 @@ def parse_counted(parser: tree_sitter.Parser, source: bytes, budget: int,
     except ValueError:  # "Parsing failed": the budget ran out
         tree = None
     finally:
-        _drop_kept_references(given)
-        view.release()
+        kept, given = given, None
+        _drop_kept_references(kept or [])
     if tree is None:
         parser.reset()
     return tree, checks
