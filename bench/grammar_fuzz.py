@@ -245,9 +245,7 @@ def gave_up_texts(langs: tuple[str, ...], cases: int, file_cases: int, seeds_n: 
     would have returned at all, and the seconds it ran."""
     import tree_sitter
 
-    from dgcomplete.syntax.languages import BUDGET_BASE, BUDGET_PER_KB, get_language
-
-    from .parse_budget import _checks
+    from dgcomplete.syntax.languages import BUDGET_BASE, BUDGET_PER_KB, get_language, parse_counted
 
     out: dict[str, Any] = {"bench": "grammar_fuzz_gave_up", "cases_per_seed": {"tokens": cases, "files": file_cases},
                            "seeds": seeds_n, "cap_checks": cap, "budget": {"base": BUDGET_BASE, "per_kib": BUDGET_PER_KB},
@@ -261,7 +259,7 @@ def gave_up_texts(langs: tuple[str, ...], cases: int, file_cases: int, seeds_n: 
         rows = []
         for data, incremental in kept:
             t0 = time.perf_counter()
-            checks, tree = _checks(bare, data, cap)  # afresh: an incremental parse's old tree is not kept
+            tree, checks = parse_counted(bare, data, cap)  # afresh: an incremental parse's old tree is not kept
             rows.append({"text": data.decode("utf-8", "replace"), "bytes": len(data), "as": "incremental" if
                          incremental else "fresh", "checks": checks, "returned": tree is not None,
                          "s": round(time.perf_counter() - t0, 2)})

@@ -32,23 +32,27 @@ from . import emit, machine_info
 from .grammar_fuzz import _WORDS, LANGS, TOKENS, _mutate, _point, _tokens, seeds
 
 
-def _checks(parser: Any, data: bytes, cap: int, old: Any = None) -> tuple[int, Any]:
-    """tree-sitter's progress checks for parsing ``data`` (``old``: incrementally), stopped past ``cap``."""
-    from dgcomplete.syntax.languages import parse_counted
-
-    tree, n = parse_counted(parser, data, cap, old)
-    return n, tree
-
-
 def measure(lang: str, edits: int, tokens: int, cap_times: float, seed: int = 1) -> dict[str, Any]:
     import tree_sitter
 
-    from dgcomplete.syntax.languages import _ASTRAL, _MASKED, BUDGET_BASE, BUDGET_PER_KB, get_language
+    from dgcomplete.syntax.languages import (
+        _ASTRAL,
+        _MASKED,
+        BUDGET_BASE,
+        budget_for,
+        get_language,
+        parse_counted,
+    )
 
     parser = tree_sitter.Parser(get_language(lang))
 
     def budget(data: bytes) -> int:
-        return BUDGET_BASE + BUDGET_PER_KB * (len(data) >> 10)
+        return budget_for(len(data))
+
+    def checks(data: bytes, old: Any = None) -> tuple[int, Any]:
+        """The progress checks of parsing ``data`` (``old``: incrementally), stopped at ``cap_times`` its budget."""
+        tree, n = parse_counted(parser, data, int(cap_times * budget(data)), old)
+        return n, tree
 
     def enc(text: str) -> bytes:
         data = text.encode("utf-8", "replace")
@@ -63,7 +67,7 @@ def measure(lang: str, edits: int, tokens: int, cap_times: float, seed: int = 1)
     per_kb, share, worst = [], 0.0, None
     for t in texts:
         data = enc(t)
-        n, _ = _checks(parser, data, int(cap_times * budget(data)))
+        n, _ = checks(data)
         per_kb.append(n / max(1.0, len(data) / 1024))
         if n / budget(data) > share:
             share, worst = n / budget(data), {"bytes": len(data), "checks": n}
@@ -78,8 +82,8 @@ def measure(lang: str, edits: int, tokens: int, cap_times: float, seed: int = 1)
         start = rng.randrange(max(1, len(base) - 3000))
         old_t = base[start:start + 3000]
         old, new = enc(old_t), enc(_mutate(old_t, rng))
-        n0, tree = _checks(parser, old, int(cap_times * budget(old)))
-        n1, _ = _checks(parser, new, int(cap_times * budget(new)))
+        n0, tree = checks(old)
+        n1, _ = checks(new)
         n2 = 0
         if tree is not None:  # the edit as a document applies it, then an incremental reparse
             a = 0
@@ -89,7 +93,7 @@ def measure(lang: str, edits: int, tokens: int, cap_times: float, seed: int = 1)
             while bo > a and bn > a and old[bo - 1] == new[bn - 1]:
                 bo, bn = bo - 1, bn - 1
             tree.edit(a, bo, bn, _point(old, a), _point(old, bo), _point(new, bn))
-            n2, _ = _checks(parser, new, int(cap_times * budget(new)), tree)
+            n2, _ = checks(new, tree)
         for n, data in ((n0, old), (n1, new), (n2, new)):
             s = n / budget(data)
             ed_over += s > 1
@@ -105,7 +109,7 @@ def measure(lang: str, edits: int, tokens: int, cap_times: float, seed: int = 1)
         text = _tokens(rng, pool)
         data = enc(text)
         t0 = time.perf_counter()
-        n, _ = _checks(parser, data, int(cap_times * budget(data)))
+        n, _ = checks(data)
         dt = time.perf_counter() - t0
         s = n / budget(data)
         if s > 1:

@@ -151,14 +151,14 @@ def test_parse_budget_measures_real_edited_and_token_texts_against_the_daemons_b
     and a text that runs past its cap (TSX's hang) counts as over budget, not as a hang."""
     import tree_sitter
 
-    from bench.parse_budget import _checks, measure
-    from dgcomplete.syntax.languages import BUDGET_BASE, BUDGET_PER_KB, get_language
+    from bench.parse_budget import measure
+    from dgcomplete.syntax.languages import BUDGET_BASE, budget_for, get_language, parse_counted
 
     row = measure("python", edits=4, tokens=10, cap_times=2.0)
     assert row["files"] > 0 and 0 < row["file_worst_share"] < 1 and row["edited_over_budget"] == 0
-    assert row["file_worst"]["checks"] / (BUDGET_BASE + BUDGET_PER_KB * (row["file_worst"]["bytes"] >> 10)) == \
+    assert row["file_worst"]["checks"] / budget_for(row["file_worst"]["bytes"]) == \
         pytest.approx(row["file_worst_share"], abs=1e-3)
     hang = json.loads((Path(__file__).resolve().parent.parent / "bench/results/grammar_fuzz_tsx_hang.json")
                       .read_text())["text"].encode()
-    n, tree = _checks(tree_sitter.Parser(get_language("tsx")), hang, 2 * BUDGET_BASE)
+    tree, n = parse_counted(tree_sitter.Parser(get_language("tsx")), hang, 2 * BUDGET_BASE)
     assert tree is None and n == 2 * BUDGET_BASE + 1

@@ -300,6 +300,11 @@ BUDGET_BASE = 1_000
 BUDGET_PER_KB = 50
 
 
+def budget_for(size: int) -> int:
+    """The progress checks a parse of ``size`` bytes may take before it gives up."""
+    return BUDGET_BASE + BUDGET_PER_KB * (size >> 10)
+
+
 class _Parser:
     """A tree-sitter parser that gives up (:class:`ParseGaveUp`) past a budget of parse steps that grows with the
     text, where a grammar would not return: a request of the daemon must not hang on one.
@@ -321,7 +326,7 @@ class _Parser:
     def parse(self, source: bytes, old_tree: tree_sitter.Tree | None = None) -> tree_sitter.Tree:
         if self._masked:
             source = _ASTRAL.sub(b"____", source)
-        tree, _ = parse_counted(self._parser, source, BUDGET_BASE + BUDGET_PER_KB * (len(source) >> 10), old_tree)
+        tree, _ = parse_counted(self._parser, source, budget_for(len(source)), old_tree)
         if tree is None:
             raise ParseGaveUp(self._lang, len(source))
         return tree
