@@ -257,7 +257,7 @@ class SyntaxDocument:
             assert self._tree is not None
             self._tree = self._parsed(self._tree)
             self._edited = False
-        elif self._gave_up is not None and self._gave_up is not self._data and self._gave_up != self._data:
+        elif self._gave_up is not None and self._gave_up != self._data:  # (the same object compares at once)
             self._tree = self._parsed(None)  # the grammar gave up on an earlier text: this one afresh
         return self._tree
 
