@@ -23,7 +23,7 @@ from .plan import previous_nonblank
 
 MAX_CHUNK_LINES = 400  # larger enclosing definitions are left to tree-sitter alone (bounded cost per request)
 # ... and those of more characters: Python's parser read a 900 KB line of data (a list not yet closed) five times a
-# candidate (the reliability faults' "900 KB line": 4.1 s a request in the run of 2026-12-06, 0.7 s now)
+# candidate (the reliability faults' "900 KB line": 4.1 s a request in the run of 2026-12-06, 0.6 s in that of 2026-12-08)
 MAX_CHUNK_CHARS = 100_000
 _WORD = re.compile(r"[\w$]")
 
